@@ -1,0 +1,247 @@
+// Package expand turns a validated spec into the list of variants to emit:
+// for each family and arch, the product of the axis values the arch emits,
+// filtered by the family's constraints and the arch's dtypes.
+package expand
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kgen-dev/kgen/gen/spec"
+	"github.com/kgen-dev/kgen/runtime/expr"
+)
+
+// Variant is one kernel: family + backend + arch + an assignment of axis
+// values. Its Name is built from the axes in spec order and is its kernel
+// symbol, file name stem and table key within its arch.
+type Variant struct {
+	Name   string
+	Family *spec.Family
+	Arch   *spec.Arch
+	// Params holds every axis value and derived parameter, as text.
+	Params map[string]string
+	// Blob is the SPIR-V blob stem (Vulkan only): the family and the baked
+	// parameters. Variants sharing a blob differ only in specialization.
+	Blob string
+	// Spec is the Vulkan specialization constants, in id order.
+	Spec []SpecValue
+}
+
+// SpecValue is a specialization constant bound to a value.
+type SpecValue struct {
+	ID    uint32
+	Param string
+	Value uint32
+}
+
+// Key is the variant's unique key in the table: backend/arch/name.
+func (v *Variant) Key() string { return v.Arch.Backend + "/" + v.Arch.Name + "/" + v.Name }
+
+// Int returns an integer parameter.
+func (v *Variant) Int(name string) int {
+	i, _ := strconv.Atoi(v.Params[name])
+	return i
+}
+
+// Env returns the variant's parameters, the arch's facts and the dtype
+// functions as an expression environment.
+func Env(s *spec.Spec, a *spec.Arch, params map[string]string) expr.MapEnv {
+	vars := map[string]expr.Value{}
+	for k, v := range params {
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			vars[k] = expr.Int(i)
+		} else {
+			vars[k] = expr.Str(v)
+		}
+	}
+	vars["wave"] = expr.Int(int64(a.Wave))
+	vars["compute_units"] = expr.Int(int64(a.ComputeUnits))
+	vars["shared_memory"] = expr.Int(int64(a.SharedMemory))
+	return expr.MapEnv{Vars: vars, Funcs: DtypeFuncs(s)}
+}
+
+// DtypeFuncs are the functions rules may call on a dtype name.
+func DtypeFuncs(s *spec.Spec) map[string]func(expr.Value) (expr.Value, error) {
+	get := func(v expr.Value) (*spec.Dtype, error) {
+		d := s.Dtypes[v.Str]
+		if !v.IsStr || d == nil {
+			return nil, fmt.Errorf("%s is not a dtype", v)
+		}
+		return d, nil
+	}
+	return map[string]func(expr.Value) (expr.Value, error){
+		"bytes": func(v expr.Value) (expr.Value, error) {
+			d, err := get(v)
+			if err != nil {
+				return expr.Value{}, err
+			}
+			return expr.Int(int64(d.WeightBytes)), nil
+		},
+		"act_bytes": func(v expr.Value) (expr.Value, error) {
+			d, err := get(v)
+			if err != nil {
+				return expr.Value{}, err
+			}
+			return expr.Int(int64(d.ActBytes)), nil
+		},
+		"scaled": func(v expr.Value) (expr.Value, error) {
+			d, err := get(v)
+			if err != nil {
+				return expr.Value{}, err
+			}
+			if d.Scaled {
+				return expr.Int(1), nil
+			}
+			return expr.Int(0), nil
+		},
+	}
+}
+
+// Error is an expansion error (e.g. a family with no variants on an arch).
+type Error struct {
+	Pos spec.Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Expand lists every variant, sorted by key.
+func Expand(s *spec.Spec) ([]*Variant, error) {
+	var out []*Variant
+	for _, f := range s.Families {
+		for _, a := range s.Archs {
+			if f.Templates[a.Backend] == "" {
+				continue
+			}
+			vs, err := expandOne(s, f, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, vs...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	for i := 1; i < len(out); i++ {
+		if out[i].Key() == out[i-1].Key() {
+			return nil, &Error{out[i].Family.Pos, fmt.Sprintf("two variants are both named %s on %s: make the axis prefixes tell them apart", out[i].Name, out[i].Arch.Name)}
+		}
+	}
+	return out, nil
+}
+
+func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
+	// The values this arch emits for each axis, in spec order.
+	choices := make([][]string, len(f.Axes))
+	for i, ax := range f.Axes {
+		vals := ax.Values
+		if sub, ok := a.Emit[f.Name][ax.Name]; ok {
+			vals = sub
+		}
+		if ax.Name == "dtype" {
+			var keep []string
+			for _, v := range vals {
+				if contains(a.Dtypes, v) {
+					keep = append(keep, v)
+				}
+			}
+			vals = keep
+		}
+		choices[i] = vals
+	}
+	var out []*Variant
+	idx := make([]int, len(f.Axes))
+	for {
+		done := false
+		for i := range choices {
+			if len(choices[i]) == 0 {
+				done = true
+			}
+		}
+		if done {
+			break
+		}
+		params := map[string]string{}
+		var parts []string
+		for i, ax := range f.Axes {
+			v := choices[i][idx[i]]
+			params[ax.Name] = v
+			if ax.Name == "dtype" {
+				parts = append(parts, v)
+			} else {
+				parts = append(parts, ax.Prefix+v)
+			}
+			for k, dv := range ax.Derive[v] {
+				params[k] = dv
+			}
+		}
+		ok, err := allow(s, f, a, params)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			v := &Variant{Name: f.Name + "_" + strings.Join(parts, "_"), Family: f, Arch: a, Params: params}
+			if a.Backend == spec.BackendVulkan {
+				bparts := []string{f.Name}
+				for _, b := range f.VulkanBaked {
+					bparts = append(bparts, blobPart(f, b, params[b]))
+				}
+				v.Blob = strings.Join(bparts, "_")
+				for _, sc := range f.VulkanSpecialization {
+					n, _ := strconv.ParseUint(params[sc.Param], 10, 32)
+					v.Spec = append(v.Spec, SpecValue{ID: sc.ID, Param: sc.Param, Value: uint32(n)})
+				}
+				sort.Slice(v.Spec, func(i, j int) bool { return v.Spec[i].ID < v.Spec[j].ID })
+			}
+			out = append(out, v)
+		}
+		// next index (odometer, last axis fastest)
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < len(choices[i]) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, &Error{a.Pos, fmt.Sprintf("family %s has no variants on %s after its constraints and this arch's emit lists: widen emit.%s or the arch's dtypes", f.Name, a.Name, f.Name)}
+	}
+	return out, nil
+}
+
+// blobPart names a baked parameter in a blob stem, with its axis prefix.
+func blobPart(f *spec.Family, param, value string) string {
+	if ax := f.Axis(param); ax != nil && ax.Name != "dtype" {
+		return ax.Prefix + value
+	}
+	return value
+}
+
+func allow(s *spec.Spec, f *spec.Family, a *spec.Arch, params map[string]string) (bool, error) {
+	env := Env(s, a, params)
+	for _, c := range f.Constraints {
+		ok, err := c.Expr.Bool(env)
+		if err != nil {
+			return false, &Error{c.Pos, err.Error()}
+		}
+		if !ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,760 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/kgen-dev/kgen/runtime/expr"
+)
+
+// KernelsFile is the kernel spec's path under the templates root.
+const KernelsFile = "kernels.yaml"
+
+// ArchDir holds one spec file per arch or device class.
+const ArchDir = "archs"
+
+// MaxFileBytes bounds a spec file: specs are small, and a huge file is a
+// mistake or an attack, not a spec.
+const MaxFileBytes = 1 << 20
+
+// Error is a spec error at a position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// Grammars for names that reach templates, file names and generated code.
+var (
+	identRe  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	valueRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,31}$`)
+	prefixRe = regexp.MustCompile(`^[a-z]{0,4}$`)
+	pathRe   = regexp.MustCompile(`^[a-z0-9_]+(/[a-z0-9_]+)*\.(hip|comp)\.tmpl$`)
+)
+
+// Load reads and validates the spec under root (the templates directory).
+// File names in errors are prefixed with displayDir (e.g. "templates").
+func Load(root fs.FS, displayDir string) (*Spec, error) {
+	l := &loader{root: root, dir: displayDir, files: map[string][]byte{}, asts: map[string]*ast.File{}}
+	s, err := l.load()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type loader struct {
+	root  fs.FS
+	dir   string
+	files map[string][]byte
+	asts  map[string]*ast.File
+}
+
+func (l *loader) display(name string) string {
+	if l.dir == "" {
+		return name
+	}
+	return path.Join(l.dir, name)
+}
+
+// read reads a spec file and decodes it strictly into v.
+func (l *loader) read(name string, v any) error {
+	data, err := fs.ReadFile(l.root, name)
+	if err != nil {
+		return &Error{Pos{File: l.display(name)}, "cannot read: " + err.Error()}
+	}
+	if len(data) > MaxFileBytes {
+		return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, fmt.Sprintf("file is %d bytes, the limit is %d", len(data), MaxFileBytes)}
+	}
+	if !utf8.Valid(data) {
+		line, col := invalidUTF8Pos(data)
+		return &Error{Pos{l.display(name), line, col}, "file is not valid UTF-8"}
+	}
+	if bytes.Contains(data, []byte{0}) {
+		return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, "file contains a NUL byte"}
+	}
+	l.files[name] = data
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return l.yamlErr(name, err)
+	}
+	if err := checkAliases(f); err != nil {
+		return l.yamlErr(name, err)
+	}
+	l.asts[name] = f
+	if err := yaml.UnmarshalWithOptions(data, v, yaml.Strict()); err != nil {
+		return l.yamlErr(name, err)
+	}
+	return nil
+}
+
+// checkAliases refuses YAML aliases: specs have no use for them, and
+// aliases of aliases are how a small file expands into a huge one.
+func checkAliases(f *ast.File) error {
+	var found ast.Node
+	for _, d := range f.Docs {
+		ast.Walk(visitorFunc(func(n ast.Node) bool {
+			if found != nil {
+				return false
+			}
+			if n.Type() == ast.AliasType || n.Type() == ast.AnchorType {
+				found = n
+				return false
+			}
+			return true
+		}), d)
+	}
+	if found != nil {
+		return &aliasError{tok: found.GetToken()}
+	}
+	return nil
+}
+
+type aliasError struct{ tok *token.Token }
+
+func (e *aliasError) Error() string { return "YAML anchors and aliases are not allowed in spec files" }
+
+type visitorFunc func(ast.Node) bool
+
+func (f visitorFunc) Visit(n ast.Node) ast.Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}
+
+func invalidUTF8Pos(data []byte) (int, int) {
+	line, col := 1, 1
+	for len(data) > 0 {
+		r, n := utf8.DecodeRune(data)
+		if r == utf8.RuneError && n <= 1 {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[n:]
+	}
+	return line, col
+}
+
+// yamlErr turns a go-yaml error into an Error with the token's position.
+func (l *loader) yamlErr(name string, err error) error {
+	type tokErr interface {
+		GetToken() *token.Token
+		GetMessage() string
+	}
+	var te tokErr
+	if errors.As(err, &te) && te.GetToken() != nil {
+		p := te.GetToken().Position
+		return &Error{Pos{l.display(name), p.Line, p.Column}, cleanYAMLMsg(te.GetMessage())}
+	}
+	var ae *aliasError
+	if errors.As(err, &ae) {
+		p := ae.tok.Position
+		return &Error{Pos{l.display(name), p.Line, p.Column}, ae.Error()}
+	}
+	return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, cleanYAMLMsg(err.Error())}
+}
+
+func cleanYAMLMsg(m string) string {
+	m = strings.TrimSpace(m)
+	m = strings.ReplaceAll(m, "cannot unmarshal", "cannot use")
+	if strings.Contains(m, "unknown field") {
+		m += " (unknown keys are errors; check the spelling against ARCHITECTURE.md's spec reference)"
+	}
+	return m
+}
+
+// pos finds the position of the node at a YAML path built by b.
+func (l *loader) pos(name string, build func(*yaml.PathBuilder) *yaml.PathBuilder) Pos {
+	p := Pos{File: l.display(name), Line: 1, Col: 1}
+	f := l.asts[name]
+	if f == nil {
+		return p
+	}
+	yp := build((&yaml.PathBuilder{}).Root()).Build()
+	n, err := yp.FilterFile(f)
+	if err != nil || n == nil || n.GetToken() == nil {
+		return p
+	}
+	t := n.GetToken().Position
+	return Pos{l.display(name), t.Line, t.Column}
+}
+
+// --- raw file shapes ---------------------------------------------------------
+
+type rawKernels struct {
+	Dtypes   map[string]*rawDtype  `yaml:"dtypes"`
+	Families map[string]*rawFamily `yaml:"families"`
+}
+
+type rawDtype struct {
+	Weight      string `yaml:"weight"`
+	Act         string `yaml:"act"`
+	WeightBytes int    `yaml:"weight_bytes"`
+	ActBytes    int    `yaml:"act_bytes"`
+	Scaled      bool   `yaml:"scaled"`
+}
+
+type rawFamily struct {
+	Doc         string            `yaml:"doc"`
+	Templates   map[string]string `yaml:"templates"`
+	Axes        []*rawAxis        `yaml:"axes"`
+	Constraints []*rawRule        `yaml:"constraints"`
+	Vulkan      *rawVulkan        `yaml:"vulkan"`
+	Select      *rawSelect        `yaml:"select"`
+}
+
+type rawAxis struct {
+	Name   string                    `yaml:"name"`
+	Prefix string                    `yaml:"prefix"`
+	Values []any                     `yaml:"values"`
+	Derive map[string]map[string]any `yaml:"derive"`
+}
+
+type rawRule struct {
+	Rule string `yaml:"rule"`
+	Why  string `yaml:"why"`
+}
+
+type rawVulkan struct {
+	Baked          []string          `yaml:"baked"`
+	Specialization map[string]uint32 `yaml:"specialization"`
+}
+
+type rawSelect struct {
+	Outside  []*rawRule `yaml:"outside"`
+	Eligible []*rawRule `yaml:"eligible"`
+	Prefer   []*rawRule `yaml:"prefer"`
+}
+
+type rawArch struct {
+	Arch         string                      `yaml:"arch"`
+	Backend      string                      `yaml:"backend"`
+	Doc          string                      `yaml:"doc"`
+	Wave         int                         `yaml:"wave"`
+	ComputeUnits int                         `yaml:"compute_units"`
+	SharedMemory int                         `yaml:"shared_memory"`
+	Dtypes       []string                    `yaml:"dtypes"`
+	Emit         map[string]map[string][]any `yaml:"emit"`
+	Match        *rawMatch                   `yaml:"match"`
+	Prefer       map[string][]*rawRule       `yaml:"prefer"`
+}
+
+type rawMatch struct {
+	VendorID   uint32 `yaml:"vendor_id"`
+	DriverName string `yaml:"driver_name"`
+}
+
+// --- loading -----------------------------------------------------------------
+
+var weightTypes = map[string]int{"f32": 4, "f16": 2, "bf16": 2, "e4m3": 1}
+var actTypes = map[string]int{"f32": 4, "f16": 2, "bf16": 2}
+
+// OpNames are the names an op supplies to selection rules: tokens in flight
+// (m), output rows (n), reduction length (k) and the alignment in elements of
+// the weight and activation buffers' offsets (align).
+var OpNames = []string{"m", "n", "k", "align"}
+
+// ArchNames are the arch facts rules may use.
+var ArchNames = []string{"wave", "compute_units", "shared_memory"}
+
+func (l *loader) load() (*Spec, error) {
+	var rk rawKernels
+	if err := l.read(KernelsFile, &rk); err != nil {
+		return nil, err
+	}
+	s := &Spec{Dtypes: map[string]*Dtype{}, Files: l.files}
+	if len(rk.Dtypes) == 0 {
+		return nil, &Error{l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return b }), "no dtypes: the kernel spec must list dtypes"}
+	}
+	for _, name := range sortedKeys(rk.Dtypes) {
+		d := rk.Dtypes[name]
+		at := func(key string) Pos {
+			return l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("dtypes").Child(name).Child(key) })
+		}
+		if !identRe.MatchString(name) {
+			return nil, &Error{l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("dtypes") }), fmt.Sprintf("dtype name %q: want a lower-case identifier matching %s", name, identRe)}
+		}
+		if d == nil {
+			return nil, &Error{at(""), fmt.Sprintf("dtype %s is empty", name)}
+		}
+		if b, ok := weightTypes[d.Weight]; !ok || b != d.WeightBytes {
+			return nil, &Error{at("weight"), fmt.Sprintf("dtype %s: weight %q with weight_bytes %d; allowed: f32 (4), f16 (2), bf16 (2), e4m3 (1)", name, d.Weight, d.WeightBytes)}
+		}
+		if b, ok := actTypes[d.Act]; !ok || b != d.ActBytes {
+			return nil, &Error{at("act"), fmt.Sprintf("dtype %s: act %q with act_bytes %d; allowed: f32 (4), f16 (2), bf16 (2)", name, d.Act, d.ActBytes)}
+		}
+		if d.Weight == "e4m3" && !d.Scaled {
+			return nil, &Error{at("scaled"), fmt.Sprintf("dtype %s: e4m3 weights need scaled: true (one f32 scale per output row)", name)}
+		}
+		s.Dtypes[name] = &Dtype{Name: name, Weight: d.Weight, Act: d.Act, WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}
+	}
+	if len(rk.Families) == 0 {
+		return nil, &Error{l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return b }), "no families: the kernel spec must define at least one family"}
+	}
+	for _, name := range sortedKeys(rk.Families) {
+		f, err := l.family(s, name, rk.Families[name])
+		if err != nil {
+			return nil, err
+		}
+		s.Families = append(s.Families, f)
+	}
+	archFiles, err := fs.Glob(l.root, ArchDir+"/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(archFiles)
+	if len(archFiles) == 0 {
+		return nil, &Error{Pos{File: l.display(ArchDir)}, "no arch files: add one YAML file per arch or device class"}
+	}
+	seen := map[string]string{}
+	for _, af := range archFiles {
+		a, err := l.arch(s, af)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[a.Name]; dup {
+			return nil, &Error{a.Pos, fmt.Sprintf("arch %q is already defined by %s", a.Name, prev)}
+		}
+		seen[a.Name] = af
+		s.Archs = append(s.Archs, a)
+	}
+	sort.Slice(s.Archs, func(i, j int) bool {
+		if s.Archs[i].Backend != s.Archs[j].Backend {
+			return s.Archs[i].Backend < s.Archs[j].Backend
+		}
+		return s.Archs[i].Name < s.Archs[j].Name
+	})
+	return s, nil
+}
+
+func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
+	fpath := func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("families").Child(name) }
+	at := func(more func(*yaml.PathBuilder) *yaml.PathBuilder) Pos {
+		return l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return more(fpath(b)) })
+	}
+	here := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b })
+	if !identRe.MatchString(name) {
+		return nil, &Error{l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("families") }), fmt.Sprintf("family name %q: want a lower-case identifier matching %s", name, identRe)}
+	}
+	if rf == nil || len(rf.Axes) == 0 {
+		return nil, &Error{here, fmt.Sprintf("family %s has no axes: a family needs at least one axis", name)}
+	}
+	f := &Family{Name: name, Doc: rf.Doc, Templates: map[string]string{}, Pos: here}
+	if len(rf.Templates) == 0 {
+		return nil, &Error{here, fmt.Sprintf("family %s has no templates (want templates: {hip: ..., vulkan: ...})", name)}
+	}
+	for _, be := range sortedKeys(rf.Templates) {
+		tp := rf.Templates[be]
+		tpos := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("templates").Child(be) })
+		if be != BackendHIP && be != BackendVulkan {
+			return nil, &Error{tpos, fmt.Sprintf("unknown backend %q; allowed: hip, vulkan", be)}
+		}
+		if !pathRe.MatchString(tp) {
+			return nil, &Error{tpos, fmt.Sprintf("template path %q: want a relative path of lower-case names ending in .hip.tmpl or .comp.tmpl", tp)}
+		}
+		if _, err := fs.Stat(l.root, tp); err != nil {
+			return nil, &Error{tpos, fmt.Sprintf("template %q does not exist under %s", tp, l.dir)}
+		}
+		f.Templates[be] = tp
+	}
+	axisNames := map[string]bool{}
+	derived := map[string]bool{}
+	for i, ra := range rf.Axes {
+		apos := func(more func(*yaml.PathBuilder) *yaml.PathBuilder) Pos {
+			return at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return more(b.Child("axes").Index(uint(i))) })
+		}
+		if ra == nil {
+			return nil, &Error{apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b }), "empty axis"}
+		}
+		if !identRe.MatchString(ra.Name) {
+			return nil, &Error{apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("name") }), fmt.Sprintf("axis name %q: want a lower-case identifier matching %s", ra.Name, identRe)}
+		}
+		if axisNames[ra.Name] {
+			return nil, &Error{apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("name") }), fmt.Sprintf("axis %q is defined twice", ra.Name)}
+		}
+		axisNames[ra.Name] = true
+		if !prefixRe.MatchString(ra.Prefix) {
+			return nil, &Error{apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefix") }), fmt.Sprintf("prefix %q: want 0-4 lower-case letters", ra.Prefix)}
+		}
+		ax := &Axis{Name: ra.Name, Prefix: ra.Prefix, Pos: apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b })}
+		if len(ra.Values) == 0 {
+			return nil, &Error{ax.Pos, fmt.Sprintf("axis %s has no values", ra.Name)}
+		}
+		ax.Ints = true
+		seenV := map[string]bool{}
+		for j, rv := range ra.Values {
+			vpos := apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("values").Index(uint(j)) })
+			v, isInt, err := scalar(rv)
+			if err != nil || !valueRe.MatchString(v) {
+				return nil, &Error{vpos, fmt.Sprintf("axis %s value %v: want an integer or a lower-case identifier", ra.Name, rv)}
+			}
+			if isInt {
+				n, _ := strconv.Atoi(v)
+				if n < 0 || n > 1<<20 {
+					return nil, &Error{vpos, fmt.Sprintf("axis %s value %d out of range 0..%d", ra.Name, n, 1<<20)}
+				}
+			}
+			if seenV[v] {
+				return nil, &Error{vpos, fmt.Sprintf("axis %s lists %s twice", ra.Name, v)}
+			}
+			seenV[v] = true
+			ax.Ints = ax.Ints && isInt
+			ax.Values = append(ax.Values, v)
+		}
+		if ra.Name == "dtype" {
+			for j, v := range ax.Values {
+				if s.Dtypes[v] == nil {
+					return nil, &Error{apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("values").Index(uint(j)) }), fmt.Sprintf("unknown dtype %q; allowed: %s", v, strings.Join(sortedKeys(s.Dtypes), ", "))}
+				}
+			}
+		}
+		if len(ra.Derive) > 0 {
+			ax.Derive = map[string]map[string]string{}
+			var keys []string
+			for _, v := range ax.Values {
+				dv, ok := ra.Derive[v]
+				dpos := apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("derive") })
+				if !ok {
+					return nil, &Error{dpos, fmt.Sprintf("axis %s: derive has no entry for value %s (every value needs one)", ra.Name, v)}
+				}
+				ks := sortedKeys(dv)
+				if keys == nil {
+					keys = ks
+				} else if strings.Join(ks, ",") != strings.Join(keys, ",") {
+					return nil, &Error{dpos, fmt.Sprintf("axis %s: derive for %s defines %v, others define %v (all values must define the same keys)", ra.Name, v, ks, keys)}
+				}
+				m := map[string]string{}
+				for _, k := range ks {
+					sv, _, err := scalar(dv[k])
+					if err != nil || !identRe.MatchString(k) || !valueRe.MatchString(sv) {
+						return nil, &Error{dpos, fmt.Sprintf("axis %s: derive %s.%s = %v: want an identifier key and an integer or identifier value", ra.Name, v, k, dv[k])}
+					}
+					m[k] = sv
+					derived[k] = true
+				}
+				ax.Derive[v] = m
+			}
+			for v := range ra.Derive {
+				if !seenV[v] {
+					return nil, &Error{apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("derive").Child(v) }), fmt.Sprintf("axis %s: derive names %q, which is not one of its values (%s)", ra.Name, v, strings.Join(ax.Values, ", "))}
+				}
+			}
+		}
+		f.Axes = append(f.Axes, ax)
+	}
+	if !axisNames["dtype"] {
+		return nil, &Error{here, fmt.Sprintf("family %s has no dtype axis", name)}
+	}
+	for k := range derived {
+		if axisNames[k] {
+			return nil, &Error{here, fmt.Sprintf("derived parameter %q has the name of an axis", k)}
+		}
+	}
+	params := map[string]bool{}
+	for k := range axisNames {
+		params[k] = true
+	}
+	for k := range derived {
+		params[k] = true
+	}
+	for _, k := range ArchNames {
+		params[k] = true
+	}
+	funcs := map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}
+	constraintDecl := expr.Decl{Names: params, Funcs: funcs}
+	for i, rr := range rf.Constraints {
+		r, err := l.rule(rr, constraintDecl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
+			return b.Child("constraints").Index(uint(i)).Child("rule")
+		}))
+		if err != nil {
+			return nil, err
+		}
+		f.Constraints = append(f.Constraints, r)
+	}
+	if rf.Vulkan != nil {
+		vpos := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("vulkan") })
+		if f.Templates[BackendVulkan] == "" {
+			return nil, &Error{vpos, fmt.Sprintf("family %s has vulkan settings but no vulkan template", name)}
+		}
+		for _, p := range rf.Vulkan.Baked {
+			if !params[p] || contains(ArchNames, p) {
+				return nil, &Error{vpos, fmt.Sprintf("vulkan.baked names %q; allowed: the family's axes and derived parameters (%s)", p, strings.Join(sortedKeys(params), ", "))}
+			}
+		}
+		f.VulkanBaked = rf.Vulkan.Baked
+		ids := map[uint32]string{}
+		for _, p := range sortedKeys(rf.Vulkan.Specialization) {
+			id := rf.Vulkan.Specialization[p]
+			if !params[p] || contains(f.VulkanBaked, p) {
+				return nil, &Error{vpos, fmt.Sprintf("vulkan.specialization names %q; allowed: parameters not baked (%s)", p, strings.Join(sortedKeys(params), ", "))}
+			}
+			if prev, dup := ids[id]; dup {
+				return nil, &Error{vpos, fmt.Sprintf("vulkan.specialization gives id %d to both %s and %s", id, prev, p)}
+			}
+			ids[id] = p
+			f.VulkanSpecialization = append(f.VulkanSpecialization, SpecConst{Param: p, ID: id})
+		}
+		bound := func(p string) bool {
+			_, isSpec := rf.Vulkan.Specialization[p]
+			return isSpec || contains(f.VulkanBaked, p)
+		}
+		for _, ax := range f.Axes {
+			covered := bound(ax.Name)
+			if !covered && len(ax.Derive) > 0 {
+				// An axis whose derived parameters are all bound is bound.
+				covered = true
+				for k := range ax.Derive[ax.Values[0]] {
+					covered = covered && bound(k)
+				}
+			}
+			if !covered {
+				return nil, &Error{vpos, fmt.Sprintf("axis %s is neither baked nor a specialization constant for vulkan (nor are all its derived parameters)", ax.Name)}
+			}
+		}
+	} else if f.Templates[BackendVulkan] != "" {
+		return nil, &Error{here, fmt.Sprintf("family %s has a vulkan template but no vulkan: {baked, specialization} section", name)}
+	}
+	if rf.Select != nil {
+		selNames := map[string]bool{}
+		for k := range params {
+			selNames[k] = true
+		}
+		for _, k := range OpNames {
+			selNames[k] = true
+		}
+		decl := expr.Decl{Names: selNames, Funcs: funcs}
+		f.Select = &Select{}
+		lists := []struct {
+			key string
+			raw []*rawRule
+			dst *[]*Rule
+		}{{"outside", rf.Select.Outside, &f.Select.Outside}, {"eligible", rf.Select.Eligible, &f.Select.Eligible}, {"prefer", rf.Select.Prefer, &f.Select.Prefer}}
+		for _, li := range lists {
+			for i, rr := range li.raw {
+				r, err := l.rule(rr, decl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
+					return b.Child("select").Child(li.key).Index(uint(i)).Child("rule")
+				}))
+				if err != nil {
+					return nil, err
+				}
+				*li.dst = append(*li.dst, r)
+			}
+		}
+	}
+	return f, nil
+}
+
+func (l *loader) rule(rr *rawRule, decl expr.Decl, p Pos) (*Rule, error) {
+	if rr == nil || rr.Rule == "" {
+		return nil, &Error{p, "empty rule: want {rule: EXPR, why: TEXT}"}
+	}
+	if rr.Why == "" || strings.ContainsAny(rr.Why, "\n\r") || len(rr.Why) > 200 {
+		return nil, &Error{p, "rule needs a why: one line (at most 200 bytes) saying why it holds"}
+	}
+	e, err := expr.Parse(rr.Rule, decl)
+	if err != nil {
+		var ee *expr.Error
+		if errors.As(err, &ee) {
+			// Point into the rule text: the rule is a plain or quoted scalar on one line.
+			col := p.Col + ee.Col - 1
+			if p.Line > 0 && l.quotedAt(p) {
+				col++
+			}
+			return nil, &Error{Pos{p.File, p.Line, col}, fmt.Sprintf("rule %q: %s", rr.Rule, ee.Msg)}
+		}
+		return nil, &Error{p, err.Error()}
+	}
+	return &Rule{Expr: e, Why: rr.Why, Pos: p}, nil
+}
+
+// quotedAt reports whether the scalar at p starts with a quote.
+func (l *loader) quotedAt(p Pos) bool {
+	for name, data := range l.files {
+		if l.display(name) != p.File {
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		if p.Line-1 < len(lines) {
+			ln := lines[p.Line-1]
+			if p.Col-1 < len(ln) {
+				return ln[p.Col-1] == '"' || ln[p.Col-1] == '\''
+			}
+		}
+	}
+	return false
+}
+
+func (l *loader) arch(s *Spec, name string) (*Arch, error) {
+	var ra rawArch
+	if err := l.read(name, &ra); err != nil {
+		return nil, err
+	}
+	at := func(build func(*yaml.PathBuilder) *yaml.PathBuilder) Pos { return l.pos(name, build) }
+	key := func(k string) Pos {
+		return at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child(k) })
+	}
+	a := &Arch{Name: ra.Arch, Backend: ra.Backend, Doc: ra.Doc, Wave: ra.Wave, ComputeUnits: ra.ComputeUnits,
+		SharedMemory: ra.SharedMemory, File: l.display(name), Pos: key("arch")}
+	if !identRe.MatchString(ra.Arch) {
+		return nil, &Error{key("arch"), fmt.Sprintf("arch %q: want a lower-case identifier matching %s (e.g. gfx1200, nvidia)", ra.Arch, identRe)}
+	}
+	if stem := strings.TrimSuffix(path.Base(name), ".yaml"); stem != ra.Arch {
+		return nil, &Error{key("arch"), fmt.Sprintf("arch %q is in file %s: name the file %s.yaml", ra.Arch, path.Base(name), ra.Arch)}
+	}
+	if ra.Backend != BackendHIP && ra.Backend != BackendVulkan {
+		return nil, &Error{key("backend"), fmt.Sprintf("backend %q; allowed: hip, vulkan", ra.Backend)}
+	}
+	if ra.Wave != 8 && ra.Wave != 16 && ra.Wave != 32 && ra.Wave != 64 {
+		return nil, &Error{key("wave"), fmt.Sprintf("wave %d; allowed: 8, 16, 32, 64", ra.Wave)}
+	}
+	if ra.ComputeUnits < 1 || ra.ComputeUnits > 4096 {
+		return nil, &Error{key("compute_units"), fmt.Sprintf("compute_units %d; allowed: 1..4096", ra.ComputeUnits)}
+	}
+	if ra.SharedMemory < 4096 || ra.SharedMemory > 1<<20 {
+		return nil, &Error{key("shared_memory"), fmt.Sprintf("shared_memory %d; allowed: 4096..1048576 bytes", ra.SharedMemory)}
+	}
+	if len(ra.Dtypes) == 0 {
+		return nil, &Error{key("arch"), "no dtypes: list the dtypes this arch supports"}
+	}
+	for i, d := range ra.Dtypes {
+		if s.Dtypes[d] == nil {
+			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("dtypes").Index(uint(i)) }), fmt.Sprintf("unknown dtype %q; allowed: %s", d, strings.Join(sortedKeys(s.Dtypes), ", "))}
+		}
+	}
+	a.Dtypes = ra.Dtypes
+	if ra.Backend == BackendVulkan {
+		if ra.Match == nil || (ra.Match.VendorID == 0 && ra.Match.DriverName == "") {
+			return nil, &Error{key("arch"), "a vulkan device class needs match: {vendor_id: ..., driver_name: ...}"}
+		}
+		if ra.Match.DriverName != "" && !identRe.MatchString(ra.Match.DriverName) {
+			return nil, &Error{key("match"), fmt.Sprintf("match.driver_name %q: want a lower-case identifier", ra.Match.DriverName)}
+		}
+		a.Match = &Match{VendorID: ra.Match.VendorID, DriverName: ra.Match.DriverName}
+	} else if ra.Match != nil {
+		return nil, &Error{key("match"), "match is for vulkan device classes; a hip arch is named by its arch"}
+	}
+	a.Emit = map[string]map[string][]string{}
+	for _, fam := range sortedKeys(ra.Emit) {
+		f := s.Family(fam)
+		epos := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("emit").Child(fam) })
+		if f == nil {
+			return nil, &Error{epos, fmt.Sprintf("emit names unknown family %q; allowed: %s", fam, familyNames(s))}
+		}
+		a.Emit[fam] = map[string][]string{}
+		for _, axName := range sortedKeys(ra.Emit[fam]) {
+			ax := f.Axis(axName)
+			if ax == nil {
+				return nil, &Error{epos, fmt.Sprintf("emit.%s names unknown axis %q; allowed: %s", fam, axName, axisNames(f))}
+			}
+			for i, rv := range ra.Emit[fam][axName] {
+				v, _, err := scalar(rv)
+				if err != nil || !contains(ax.Values, v) {
+					return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
+						return b.Child("emit").Child(fam).Child(axName).Index(uint(i))
+					}),
+						fmt.Sprintf("emit.%s.%s value %v; allowed: %s", fam, axName, rv, strings.Join(ax.Values, ", "))}
+				}
+				a.Emit[fam][axName] = append(a.Emit[fam][axName], v)
+			}
+		}
+	}
+	if len(ra.Prefer) > 0 {
+		a.Prefer = map[string][]*Rule{}
+	}
+	for _, fam := range sortedKeys(ra.Prefer) {
+		f := s.Family(fam)
+		if f == nil {
+			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("prefer names unknown family %q; allowed: %s", fam, familyNames(s))}
+		}
+		names := map[string]bool{}
+		for _, ax := range f.Axes {
+			names[ax.Name] = true
+			for _, d := range ax.Derive {
+				for k := range d {
+					names[k] = true
+				}
+			}
+		}
+		for _, k := range append(append([]string{}, OpNames...), ArchNames...) {
+			names[k] = true
+		}
+		for i, rr := range ra.Prefer[fam] {
+			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}},
+				at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
+					return b.Child("prefer").Child(fam).Index(uint(i)).Child("rule")
+				}))
+			if err != nil {
+				return nil, err
+			}
+			a.Prefer[fam] = append(a.Prefer[fam], r)
+		}
+	}
+	return a, nil
+}
+
+func scalar(v any) (string, bool, error) {
+	switch x := v.(type) {
+	case uint64:
+		return strconv.FormatUint(x, 10), true, nil
+	case int64:
+		return strconv.FormatInt(x, 10), true, nil
+	case int:
+		return strconv.Itoa(x), true, nil
+	case string:
+		return x, false, nil
+	}
+	return "", false, fmt.Errorf("not a scalar")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func familyNames(s *Spec) string {
+	var n []string
+	for _, f := range s.Families {
+		n = append(n, f.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func axisNames(f *Family) string {
+	var n []string
+	for _, a := range f.Axes {
+		n = append(n, a.Name)
+	}
+	return strings.Join(n, ", ")
+}

@@ -1,0 +1,382 @@
+// Package expr is the one small rule language of kgen: constraints between axis
+// values in the kernel spec and eligibility rules evaluated at load time.
+//
+// An expression is a Go expression (parsed with go/parser) restricted to an
+// allow-list: integer and string literals, names the caller declares, the
+// operators + - * / % == != < <= > >= && || ! and parentheses, and the calls
+// the caller declares (e.g. bytes(dtype)). The same tree is evaluated in Go
+// and printed as C, so the generated C selector and the Go runtime agree.
+package expr
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// Value is an int64 or a string.
+type Value struct {
+	Str   string
+	Int   int64
+	IsStr bool
+}
+
+// Int returns an integer Value.
+func Int(i int64) Value { return Value{Int: i} }
+
+// Str returns a string Value.
+func Str(s string) Value { return Value{Str: s, IsStr: true} }
+
+func (v Value) String() string {
+	if v.IsStr {
+		return strconv.Quote(v.Str)
+	}
+	return strconv.FormatInt(v.Int, 10)
+}
+
+// Env gives the values of names and the functions an expression may call.
+type Env interface {
+	Lookup(name string) (Value, bool)
+	Call(fn string, arg Value) (Value, error)
+}
+
+// Decl says which names and functions an expression may use.
+type Decl struct {
+	Names map[string]bool
+	Funcs map[string]bool
+}
+
+// Expr is a parsed, validated expression.
+type Expr struct {
+	Src  string
+	root ast.Expr
+}
+
+// Error is a parse or validation error with a column offset (1-based) into Src.
+type Error struct {
+	Col int
+	Msg string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("col %d: %s", e.Col, e.Msg) }
+
+var allowedBinary = map[token.Token]bool{
+	token.ADD: true, token.SUB: true, token.MUL: true, token.QUO: true, token.REM: true,
+	token.EQL: true, token.NEQ: true, token.LSS: true, token.LEQ: true, token.GTR: true, token.GEQ: true,
+	token.LAND: true, token.LOR: true,
+}
+
+// Parse parses src and checks it uses only what decl allows.
+func Parse(src string, decl Decl) (*Expr, error) {
+	if len(src) > 1024 {
+		return nil, &Error{Col: 1, Msg: "expression longer than 1024 bytes"}
+	}
+	root, err := parser.ParseExpr(src)
+	if err != nil {
+		if list, ok := err.(scanner.ErrorList); ok && len(list) > 0 {
+			return nil, &Error{Col: list[0].Pos.Column, Msg: "syntax: " + list[0].Msg}
+		}
+		return nil, &Error{Col: 1, Msg: "syntax: " + err.Error()}
+	}
+	e := &Expr{Src: src, root: root}
+	if err := check(root, decl); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func check(n ast.Expr, decl Decl) error {
+	pos := func(n ast.Node) int { return int(n.Pos()) }
+	switch n := n.(type) {
+	case *ast.BasicLit:
+		if n.Kind != token.INT && n.Kind != token.STRING {
+			return &Error{pos(n), fmt.Sprintf("literal %s not allowed (integers and strings only)", n.Value)}
+		}
+		if n.Kind == token.INT {
+			if _, err := strconv.ParseInt(n.Value, 0, 64); err != nil {
+				return &Error{pos(n), "integer out of range: " + n.Value}
+			}
+		} else if s, err := strconv.Unquote(n.Value); err != nil || !isIdentLike(s) {
+			return &Error{pos(n), fmt.Sprintf("string %s not allowed (letters, digits and _ only)", n.Value)}
+		}
+	case *ast.Ident:
+		if !decl.Names[n.Name] {
+			return &Error{pos(n), fmt.Sprintf("unknown name %q (allowed: %s)", n.Name, keys(decl.Names))}
+		}
+	case *ast.ParenExpr:
+		return check(n.X, decl)
+	case *ast.UnaryExpr:
+		if n.Op != token.NOT && n.Op != token.SUB {
+			return &Error{pos(n), fmt.Sprintf("operator %s not allowed", n.Op)}
+		}
+		return check(n.X, decl)
+	case *ast.BinaryExpr:
+		if !allowedBinary[n.Op] {
+			return &Error{int(n.OpPos), fmt.Sprintf("operator %s not allowed (allowed: + - * / %% == != < <= > >= && || !)", n.Op)}
+		}
+		if err := check(n.X, decl); err != nil {
+			return err
+		}
+		return check(n.Y, decl)
+	case *ast.CallExpr:
+		id, ok := n.Fun.(*ast.Ident)
+		if !ok || !decl.Funcs[id.Name] {
+			return &Error{pos(n), fmt.Sprintf("call not allowed (allowed functions: %s)", keys(decl.Funcs))}
+		}
+		if len(n.Args) != 1 || n.Ellipsis.IsValid() {
+			return &Error{pos(n), id.Name + " takes one argument"}
+		}
+		return check(n.Args[0], decl)
+	default:
+		return &Error{pos(n), fmt.Sprintf("%T not allowed in a rule", n)}
+	}
+	return nil
+}
+
+func isIdentLike(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func keys(m map[string]bool) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sortStrings(ks)
+	if len(ks) == 0 {
+		return "none"
+	}
+	return strings.Join(ks, ", ")
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// Names returns the names the expression refers to, in order of appearance.
+func (e *Expr) Names() []string {
+	var out []string
+	seen := map[string]bool{}
+	ast.Inspect(e.root, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			for _, a := range c.Args {
+				ast.Inspect(a, func(m ast.Node) bool {
+					if id, ok := m.(*ast.Ident); ok && !seen[id.Name] {
+						seen[id.Name] = true
+						out = append(out, id.Name)
+					}
+					return true
+				})
+			}
+			return false
+		}
+		if id, ok := n.(*ast.Ident); ok && !seen[id.Name] {
+			seen[id.Name] = true
+			out = append(out, id.Name)
+		}
+		return true
+	})
+	return out
+}
+
+// Bool evaluates the expression as a condition.
+func (e *Expr) Bool(env Env) (bool, error) {
+	v, err := eval(e.root, env)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", e.Src, err)
+	}
+	if v.IsStr {
+		return false, fmt.Errorf("%s: is a string, want a condition", e.Src)
+	}
+	return v.Int != 0, nil
+}
+
+// Eval evaluates the expression to a value.
+func (e *Expr) Eval(env Env) (Value, error) {
+	v, err := eval(e.root, env)
+	if err != nil {
+		return Value{}, fmt.Errorf("%s: %w", e.Src, err)
+	}
+	return v, nil
+}
+
+func b2i(b bool) Value {
+	if b {
+		return Int(1)
+	}
+	return Int(0)
+}
+
+func eval(n ast.Expr, env Env) (Value, error) {
+	switch n := n.(type) {
+	case *ast.BasicLit:
+		if n.Kind == token.INT {
+			i, _ := strconv.ParseInt(n.Value, 0, 64)
+			return Int(i), nil
+		}
+		s, _ := strconv.Unquote(n.Value)
+		return Str(s), nil
+	case *ast.Ident:
+		v, ok := env.Lookup(n.Name)
+		if !ok {
+			return Value{}, fmt.Errorf("%s has no value here", n.Name)
+		}
+		return v, nil
+	case *ast.ParenExpr:
+		return eval(n.X, env)
+	case *ast.UnaryExpr:
+		x, err := eval(n.X, env)
+		if err != nil {
+			return x, err
+		}
+		if x.IsStr {
+			return Value{}, fmt.Errorf("operator %s on a string", n.Op)
+		}
+		if n.Op == token.NOT {
+			return b2i(x.Int == 0), nil
+		}
+		return Int(-x.Int), nil
+	case *ast.CallExpr:
+		a, err := eval(n.Args[0], env)
+		if err != nil {
+			return a, err
+		}
+		return env.Call(n.Fun.(*ast.Ident).Name, a)
+	case *ast.BinaryExpr:
+		x, err := eval(n.X, env)
+		if err != nil {
+			return x, err
+		}
+		// Short-circuit as C does, so a guard like "k > 0 && n % k == 0" is safe.
+		if n.Op == token.LAND && !x.IsStr && x.Int == 0 {
+			return Int(0), nil
+		}
+		if n.Op == token.LOR && !x.IsStr && x.Int != 0 {
+			return Int(1), nil
+		}
+		y, err := eval(n.Y, env)
+		if err != nil {
+			return y, err
+		}
+		if x.IsStr || y.IsStr {
+			if !(x.IsStr && y.IsStr) {
+				return Value{}, fmt.Errorf("%s compares a string with a number", n.Op)
+			}
+			switch n.Op {
+			case token.EQL:
+				return b2i(x.Str == y.Str), nil
+			case token.NEQ:
+				return b2i(x.Str != y.Str), nil
+			}
+			return Value{}, fmt.Errorf("operator %s on strings (only == and !=)", n.Op)
+		}
+		a, b := x.Int, y.Int
+		switch n.Op {
+		case token.ADD:
+			return Int(a + b), nil
+		case token.SUB:
+			return Int(a - b), nil
+		case token.MUL:
+			return Int(a * b), nil
+		case token.QUO, token.REM:
+			if b == 0 {
+				return Value{}, fmt.Errorf("division by zero")
+			}
+			if n.Op == token.QUO {
+				return Int(a / b), nil
+			}
+			return Int(a % b), nil
+		case token.EQL:
+			return b2i(a == b), nil
+		case token.NEQ:
+			return b2i(a != b), nil
+		case token.LSS:
+			return b2i(a < b), nil
+		case token.LEQ:
+			return b2i(a <= b), nil
+		case token.GTR:
+			return b2i(a > b), nil
+		case token.GEQ:
+			return b2i(a >= b), nil
+		case token.LAND:
+			return b2i(b != 0), nil
+		case token.LOR:
+			return b2i(b != 0), nil
+		}
+	}
+	return Value{}, fmt.Errorf("cannot evaluate %T", n)
+}
+
+// C prints the expression as a C expression. name maps each identifier to C
+// text; strconst maps a string literal to a C integer constant (strings are
+// interned as enums in C); call maps a function call to C text.
+func (e *Expr) C(name func(string) string, strconst func(string) string, call func(fn, arg string) string) string {
+	var b strings.Builder
+	printC(&b, e.root, name, strconst, call)
+	return b.String()
+}
+
+func printC(b *strings.Builder, n ast.Expr, name func(string) string, strconst func(string) string, call func(fn, arg string) string) {
+	switch n := n.(type) {
+	case *ast.BasicLit:
+		if n.Kind == token.INT {
+			i, _ := strconv.ParseInt(n.Value, 0, 64)
+			fmt.Fprintf(b, "%dLL", i)
+			return
+		}
+		s, _ := strconv.Unquote(n.Value)
+		b.WriteString(strconst(s))
+	case *ast.Ident:
+		b.WriteString(name(n.Name))
+	case *ast.ParenExpr:
+		printC(b, n.X, name, strconst, call)
+	case *ast.UnaryExpr:
+		b.WriteString("(" + n.Op.String())
+		printC(b, n.X, name, strconst, call)
+		b.WriteString(")")
+	case *ast.CallExpr:
+		var a strings.Builder
+		printC(&a, n.Args[0], name, strconst, call)
+		b.WriteString(call(n.Fun.(*ast.Ident).Name, a.String()))
+	case *ast.BinaryExpr:
+		b.WriteString("(")
+		printC(b, n.X, name, strconst, call)
+		b.WriteString(" " + n.Op.String() + " ")
+		printC(b, n.Y, name, strconst, call)
+		b.WriteString(")")
+	}
+}
+
+// MapEnv is an Env over a map, with named one-argument functions.
+type MapEnv struct {
+	Vars  map[string]Value
+	Funcs map[string]func(Value) (Value, error)
+}
+
+// Lookup implements Env.
+func (m MapEnv) Lookup(name string) (Value, bool) { v, ok := m.Vars[name]; return v, ok }
+
+// Call implements Env.
+func (m MapEnv) Call(fn string, arg Value) (Value, error) {
+	f, ok := m.Funcs[fn]
+	if !ok {
+		return Value{}, fmt.Errorf("no function %s", fn)
+	}
+	return f(arg)
+}

@@ -1,0 +1,130 @@
+// kgen portability header: one kernel source builds three ways.
+//   - HIP (hipcc, or clang -x hip with the real HIP headers): AMD GPUs.
+//   - clang -x hip -nogpuinc -DKGEN_BARE: AMD code objects with no ROCm
+//     install; everything a kernel uses is defined here from clang builtins.
+//   - nvcc -x cu: NVIDIA GPUs, HIP names mapped to CUDA.
+// Kernels use only the kg_* names below, never the toolkit's directly.
+#pragma once
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#include <stdint.h>
+#define KG_DEVICE __device__ __forceinline__
+#define KG_KERNEL(wg) extern "C" __global__ void __launch_bounds__(wg)
+#define KG_SHARED __shared__
+KG_DEVICE int kg_tid() { return threadIdx.x; }
+KG_DEVICE int kg_bid_x() { return blockIdx.x; }
+KG_DEVICE int kg_bid_y() { return blockIdx.y; }
+KG_DEVICE void kg_sync() { __syncthreads(); }
+KG_DEVICE void kg_fence() { __threadfence(); }
+KG_DEVICE unsigned kg_atomic_inc(unsigned* p) { return atomicAdd(p, 1u); }
+KG_DEVICE float kg_shfl_xor(float v, int m, int) { return __shfl_xor_sync(0xffffffffu, v, m); }
+KG_DEVICE float kg_f16_to_f32(uint32_t h) { return __half2float(__ushort_as_half((unsigned short)h)); }
+KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __uint_as_float(u); }
+
+#elif defined(KGEN_BARE)
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef int int32_t;
+typedef unsigned long size_t;
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define KG_DEVICE __attribute__((device)) __attribute__((always_inline)) inline
+#define KG_KERNEL(wg) extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(1, wg))) void
+#define KG_SHARED __attribute__((shared))
+#define __restrict__ __restrict
+KG_DEVICE int kg_tid() { return __builtin_amdgcn_workitem_id_x(); }
+KG_DEVICE int kg_bid_x() { return __builtin_amdgcn_workgroup_id_x(); }
+KG_DEVICE int kg_bid_y() { return __builtin_amdgcn_workgroup_id_y(); }
+KG_DEVICE void kg_sync() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+KG_DEVICE void kg_fence() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+KG_DEVICE unsigned kg_atomic_inc(unsigned* p) {
+  return __hip_atomic_fetch_add(p, 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+KG_DEVICE float kg_shfl_xor(float v, int m, int wave) {
+  int lane = __builtin_amdgcn_mbcnt_lo(~0u, 0);
+  if (wave == 64) lane = __builtin_amdgcn_mbcnt_hi(~0u, lane);
+  return __builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute((lane ^ m) << 2, __builtin_bit_cast(int, v)));
+}
+KG_DEVICE float kg_f16_to_f32(uint32_t h) { return (float)__builtin_bit_cast(_Float16, (uint16_t)h); }
+KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u); }
+template <typename T> KG_DEVICE T min(T a, T b) { return a < b ? a : b; }
+
+#else
+#include <hip/hip_runtime.h>
+#define KG_DEVICE __device__ __forceinline__
+#define KG_KERNEL(wg) extern "C" __global__ void __launch_bounds__(wg)
+#define KG_SHARED __shared__
+KG_DEVICE int kg_tid() { return threadIdx.x; }
+KG_DEVICE int kg_bid_x() { return blockIdx.x; }
+KG_DEVICE int kg_bid_y() { return blockIdx.y; }
+KG_DEVICE void kg_sync() { __syncthreads(); }
+KG_DEVICE void kg_fence() { __threadfence(); }
+KG_DEVICE unsigned kg_atomic_inc(unsigned* p) { return atomicAdd(p, 1u); }
+KG_DEVICE float kg_shfl_xor(float v, int m, int wave) { return __shfl_xor(v, m, wave); }
+KG_DEVICE float kg_f16_to_f32(uint32_t h) { return (float)__builtin_bit_cast(_Float16, (uint16_t)h); }
+KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u); }
+#endif
+
+// Raw loads of 1..16 bytes into 32-bit words: 16-byte loads compile to
+// global_load_dwordx4 / global_load_b128 (AMD) and LDG.128 (NVIDIA).
+struct __attribute__((aligned(16))) kg_u4 { uint32_t x, y, z, w; };
+struct __attribute__((aligned(8))) kg_u2 { uint32_t x, y; };
+
+template <int BYTES>
+KG_DEVICE void kg_load(uint32_t (&w)[4], const void* p) {
+  if constexpr (BYTES == 16) {
+    kg_u4 v = *(const kg_u4*)p;
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  } else if constexpr (BYTES == 8) {
+    kg_u2 v = *(const kg_u2*)p;
+    w[0] = v.x; w[1] = v.y;
+  } else if constexpr (BYTES == 4) {
+    w[0] = *(const uint32_t*)p;
+  } else if constexpr (BYTES == 2) {
+    w[0] = *(const uint16_t*)p;
+  } else {
+    w[0] = *(const uint8_t*)p;
+  }
+}
+
+// OCP fp8 E4M3 (e4m3fn): bias 7, no infinities, S.1111.111 is NaN.
+KG_DEVICE float kg_e4m3_to_f32(uint32_t b) {
+  uint32_t s = (b & 0x80u) << 24, e = (b >> 3) & 0xFu, m = b & 7u;
+  if (e == 0) {
+    float f = (float)m * 0.001953125f;  // m * 2^-9
+    return s ? -f : f;
+  }
+  if (e == 15 && m == 7) return kg_bits_to_f32(0x7FC00000u);
+  return kg_bits_to_f32(s | ((e + 120u) << 23) | (m << 20));
+}
+
+// Element types of weights and activations.
+enum { KG_F32 = 0, KG_F16 = 1, KG_BF16 = 2, KG_E4M3 = 3 };
+
+template <int T> struct kg_type;
+template <> struct kg_type<KG_F32> { static constexpr int bytes = 4; };
+template <> struct kg_type<KG_F16> { static constexpr int bytes = 2; };
+template <> struct kg_type<KG_BF16> { static constexpr int bytes = 2; };
+template <> struct kg_type<KG_E4M3> { static constexpr int bytes = 1; };
+
+// Element j (a compile-time index after unrolling) of loaded words.
+template <int T>
+KG_DEVICE float kg_elem(const uint32_t (&w)[4], int j) {
+  if constexpr (T == KG_F32) {
+    return kg_bits_to_f32(w[j]);
+  } else if constexpr (T == KG_BF16) {
+    return kg_bits_to_f32(((w[j >> 1] >> ((j & 1) * 16)) & 0xFFFFu) << 16);
+  } else if constexpr (T == KG_F16) {
+    return kg_f16_to_f32((w[j >> 1] >> ((j & 1) * 16)) & 0xFFFFu);
+  } else {
+    return kg_e4m3_to_f32((w[j >> 2] >> ((j & 3) * 8)) & 0xFFu);
+  }
+}
