@@ -223,7 +223,7 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 			add(&emit.Artifact{Path: blobPath, Bytes: b, InputsHash: emit.Hash(s.Text), Tool: "glslang", Variants: s.Variants})
 		}
 	}
-	table, err := emit.Table(plan.Variants, artifactOf)
+	table, err := emit.Table(plan.Spec, plan.Variants, artifactOf)
 	if err != nil {
 		return nil, err
 	}

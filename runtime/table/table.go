@@ -74,3 +74,53 @@ func (v *Variant) SpecConsts() []SpecConst {
 	}
 	return out
 }
+
+// Rule is a selection rule from the spec: an expression (runtime/expr) and
+// why it holds.
+type Rule struct {
+	Expr string
+	Why  string
+}
+
+// Family holds a family's selection rules, copied from templates/kernels.yaml.
+type Family struct {
+	Name string
+	// Outside: when all hold the family can serve the op at all; when one
+	// fails, the op belongs elsewhere (e.g. the GEMM path).
+	Outside []Rule
+	// Eligible: a variant failing one is excluded, with its Why.
+	Eligible []Rule
+	// Prefer: sort keys, lower wins, earlier first.
+	Prefer []Rule
+}
+
+// Arch is a HIP arch or Vulkan device class, copied from templates/archs.
+type Arch struct {
+	Name         string
+	Backend      string
+	Doc          string
+	Wave         int
+	ComputeUnits int
+	SharedMemory int
+	// Vulkan device classes match a device by vendor id and/or driver name.
+	VendorID   uint32
+	DriverName string
+	// Prefer keys per family, applied before the family's own.
+	Prefer []FamilyRules
+}
+
+// FamilyRules are an arch's rules for one family.
+type FamilyRules struct {
+	Family string
+	Rules  []Rule
+}
+
+// Dtype is a weight/activation type pair.
+type Dtype struct {
+	Name        string
+	Weight      string
+	Act         string
+	WeightBytes int
+	ActBytes    int
+	Scaled      bool
+}

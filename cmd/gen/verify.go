@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kgen-dev/kgen/generated"
+	"github.com/kgen-dev/kgen/runtime/verify"
+	"github.com/kgen-dev/kgen/runtime/vulkan"
+)
+
+func newVerifyCmd() *cobra.Command {
+	var f verify.Filter
+	var seed uint64
+	var device int
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Run every variant on the local device against the CPU reference",
+		Long: `verify runs each selected variant of the committed table on the present
+device over shapes with K and N tails, every token count up to the variant's,
+and its smallest and largest shapes, on fresh random inputs, with outputs
+poisoned (NaN) before each run. A variant passes when the relative L2 error
+against the float64 reference is under 1e-5 (f32) or 1e-3 (f16, bf16, fp8).
+
+Every SPIR-V blob's SHA-256 is checked against the table before it reaches
+the driver. Exit 1 when any variant fails.`,
+		Example: `  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json gen verify
+  gen verify --family gemv --variant gemv_bf16_p8_r1_t1_wg256
+  gen verify --seed 42    # reproduce a run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.Backend == "" {
+				f.Backend = "vulkan"
+			}
+			if f.Backend != "vulkan" {
+				return &exitError{2, fmt.Errorf("--backend %q: this build verifies on vulkan (the cuda/hip driver path is `--backend cuda` where built)", f.Backend)}
+			}
+			inst, err := vulkan.Open()
+			if err != nil {
+				if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
+					return &exitError{3, err}
+				}
+				return err
+			}
+			defer inst.Close()
+			if device < 0 || device >= len(inst.Devices()) {
+				return &exitError{2, fmt.Errorf("--device %d: %d Vulkan devices present", device, len(inst.Devices()))}
+			}
+			d, err := inst.OpenDevice(device)
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			r, err := verify.NewVulkanRunner(d)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(cmd.ErrOrStderr(), "verify: device %s\n", r.Name())
+			rep, err := verify.Run(r, generated.Variants, verify.Options{Filter: f, Seed: seed, Log: out, Progress: cmd.ErrOrStderr()})
+			if err != nil {
+				return &exitError{2, err}
+			}
+			for _, s := range rep.Skipped {
+				fmt.Fprintln(out, "skipped "+s)
+			}
+			fmt.Fprintf(out, "%d shape runs, seed %d, %s\n", rep.Shapes, rep.Seed, rep.Elapsed.Round(1e6))
+			fmt.Fprintln(out, rep.Summary())
+			if rep.Failed > 0 {
+				return &exitError{1, errSilent}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&f.Backend, "backend", "vulkan", "backend to verify on")
+	cmd.Flags().StringVar(&f.Family, "family", "", "only this family")
+	cmd.Flags().StringVar(&f.Variant, "variant", "", "only this variant (name or backend/arch/name)")
+	cmd.Flags().StringVar(&f.Arch, "arch", "", "only table rows of this device class")
+	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: from the clock; printed)")
+	cmd.Flags().IntVar(&device, "device", 0, "Vulkan device index")
+	return cmd
+}

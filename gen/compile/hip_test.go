@@ -1,0 +1,456 @@
+package compile
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestHIPCompile is the AMD compile check of the generated HIP sources
+// (generated/hip/gemv_<arch>.hip). For every arch it
+//   - builds a code object with clang++-19 and the bare header (HIPObjectFlags),
+//   - checks the source against the real HIP headers (HIPSyntaxFlags),
+//   - compiles it with a real hipcc when one is on PATH, for the archs it supports,
+//   - checks that every KG_KERNEL is a kernel symbol of the code object,
+//   - reads the ISA and checks that variants with 16-byte packs use 16-byte
+//     global loads, and that pack-1 bf16 variants use 2-byte loads (so the
+//     check can tell the two apart).
+//
+// Compiles are cached (KGEN_CACHE, else the user cache dir's kgen folder), so
+// a rerun on unchanged sources only reads the ISA. Cold, one code object takes
+// ~90 s of one core; the archs run as parallel subtests. With -short only
+// gfx1200 is checked.
+func TestHIPCompile(t *testing.T) {
+	start := time.Now()
+	ctx := t.Context()
+	root := hipModuleRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "generated", "hip", "gemv_*.hip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no generated/hip/gemv_*.hip under %s: run `gen` first", root)
+	}
+	sort.Strings(files)
+
+	// Tools: all required (CI installs them); only hipcc is optional.
+	clang, err := FindClang(ctx)
+	if err != nil {
+		t.Fatalf("the AMD compile check needs clang++-19: %v", err)
+	}
+	include := HIPHeaders()
+	if include == "" {
+		t.Fatalf("HIP headers (hip/hip_runtime.h) not found in $KGEN_HIP_INCLUDE, /opt/rocm/include or /usr/include; install them: %s", InstallClang)
+	}
+	objdump := find(os.Getenv("KGEN_LLVM_OBJDUMP"), "llvm-objdump-19")
+	readelf := find(os.Getenv("KGEN_LLVM_READELF"), "llvm-readelf-19")
+	if objdump == "" || readelf == "" {
+		t.Fatalf("%v", &ToolError{Tool: "llvm-objdump-19/llvm-readelf-19", Install: InstallClang})
+	}
+	hipcc := FindHIPCC(ctx)
+	t.Logf("clang: %s (%s); HIP headers: %s", clang.Path, clang.Version, include)
+	if hipcc == nil {
+		t.Logf("hipcc not on PATH: skipping the optional hipcc compile")
+	} else {
+		t.Logf("hipcc: %s (%s)", hipcc.Path, hipcc.Version)
+	}
+
+	header, err := os.ReadFile(filepath.Join(root, "generated", "hip", "kgen_hip.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := &Cache{Dir: DefaultCacheDir()}
+	c := &Compiler{
+		Tools: &Toolchain{Clang: clang, HIPInclude: include},
+		Cache: cache,
+		Jobs:  runtime.GOMAXPROCS(0),
+	}
+	t.Logf("cache: %s", cache.Dir)
+
+	if testing.Short() {
+		var keep []string
+		for _, f := range files {
+			if hipArchOf(f) == "gfx1200" {
+				keep = append(keep, f)
+			}
+		}
+		if len(keep) == 0 {
+			t.Fatalf("-short checks gfx1200, but there is no generated/hip/gemv_gfx1200.hip")
+		}
+		t.Logf("-short: checking gfx1200 only (of %d archs)", len(files))
+		files = keep
+	}
+
+	var mu sync.Mutex
+	var summary []string
+	t.Run("arch", func(t *testing.T) {
+		for _, file := range files {
+			arch := hipArchOf(file)
+			t.Run(arch, func(t *testing.T) {
+				t.Parallel()
+				s := checkHIPArch(t.Context(), t, c, hipcc, objdump, readelf, file, arch, header)
+				mu.Lock()
+				summary = append(summary, s)
+				mu.Unlock()
+			})
+		}
+	})
+	sort.Strings(summary)
+	for _, s := range summary {
+		t.Log(s)
+	}
+	t.Logf("%d arch(s) in %s; cache hits %d, misses %d", len(files), time.Since(start).Round(time.Millisecond), cache.Hits, cache.Misses)
+}
+
+// checkHIPArch runs every check for one arch's source and returns a summary line.
+func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, objdump, readelf, file, arch string, header []byte) string {
+	t.Helper()
+	start := time.Now()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels, lines, err := hipKernels(src)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if len(kernels) == 0 {
+		t.Fatalf("%s: no KG_KERNEL( lines", file)
+	}
+	names := make([]string, len(kernels))
+	for i, k := range kernels {
+		names[i] = k.name
+	}
+	obj := &Job{Name: file, Source: src, Kind: "hip-object", Arch: arch, Header: header, Variants: names, Lines: lines}
+	syn := &Job{Name: file, Source: src, Kind: "hip-syntax", Arch: arch, Header: header, Variants: names, Lines: lines}
+	res, err := c.Run(ctx, []*Job{obj, syn})
+	if err != nil {
+		t.Fatalf("%s: %v", arch, err)
+	}
+	if len(res[0].Output) == 0 {
+		t.Fatalf("%s: empty code object", arch)
+	}
+	compiled := time.Since(start).Round(time.Millisecond)
+	cached := "cold"
+	if res[0].Cached && res[1].Cached {
+		cached = "cached"
+	}
+
+	co := filepath.Join(t.TempDir(), arch+".co")
+	if err := os.WriteFile(co, res[0].Output, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The code object is an amdgcn ELF for this arch.
+	hdr, err := run(ctx, "", nil, readelf, "-h", co)
+	if err != nil {
+		t.Fatalf("%s: llvm-readelf -h: %v", arch, err)
+	}
+	if want := "EF_AMDGPU_MACH_AMDGCN_" + strings.ToUpper(arch); !bytes.Contains(hdr, []byte(want)) {
+		t.Errorf("%s: code object's ELF header does not name %s:\n%s", arch, want, hdr)
+	}
+
+	// Every kernel is a FUNC symbol with its kernel descriptor (<name>.kd).
+	symOut, err := run(ctx, "", nil, readelf, "-s", "--wide", co)
+	if err != nil {
+		t.Fatalf("%s: llvm-readelf -s: %v", arch, err)
+	}
+	funcs, objects := hipSymbols(symOut)
+	var missing []string
+	for _, k := range kernels {
+		if !funcs[k.name] || !objects[k.name+".kd"] {
+			missing = append(missing, k.name)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%s: %d of %d kernels have no symbol (or no .kd descriptor) in the code object: %s", arch, len(missing), len(kernels), hipFirst(missing, 10))
+	}
+
+	// The ISA, per kernel.
+	dis, err := run(ctx, "", nil, objdump, "-d", "--mcpu="+arch, co)
+	if err != nil {
+		t.Fatalf("%s: llvm-objdump -d: %v", arch, err)
+	}
+	sections := hipDisasm(dis)
+	wide, short := hipLoadPatterns(arch)
+	var nWide, nWideX, nNarrow int
+	var noWide, noNarrow, wideInNarrow, noISA []string
+	for _, k := range kernels {
+		body, ok := sections[k.name]
+		if !ok {
+			noISA = append(noISA, k.name)
+			continue
+		}
+		switch {
+		case k.wantWide():
+			if hipHasLoad(body, wide) {
+				if k.pack*hipBytes[k.wt] == 16 {
+					nWide++
+				} else {
+					nWideX++ // fp8 weights: only the activations are 16 bytes
+				}
+			} else {
+				noWide = append(noWide, k.name)
+			}
+		case k.pack == 1 && k.wt == "bf16" && k.xt == "bf16":
+			nNarrow++
+			if !hipHasLoad(body, short) {
+				noNarrow = append(noNarrow, k.name)
+			}
+			if hipHasLoad(body, wide) {
+				wideInNarrow = append(wideInNarrow, k.name)
+			}
+		}
+	}
+	if len(noISA) > 0 {
+		t.Errorf("%s: %d kernels have no section in the disassembly: %s", arch, len(noISA), hipFirst(noISA, 10))
+	}
+	if len(noWide) > 0 {
+		t.Errorf("%s: %d kernels with 16-byte packs have no 16-byte global load (%s): %s", arch, len(noWide), wide, hipFirst(noWide, 10))
+	}
+	if len(noNarrow) > 0 {
+		t.Errorf("%s: %d pack-1 bf16 kernels have no 2-byte global load (%s): %s", arch, len(noNarrow), short, hipFirst(noNarrow, 10))
+	}
+	if len(wideInNarrow) > 0 {
+		t.Errorf("%s: %d pack-1 bf16 kernels contain a 16-byte global load, so the 16-byte check cannot tell packs apart: %s", arch, len(wideInNarrow), hipFirst(wideInNarrow, 10))
+	}
+	if nWide < 1 {
+		t.Errorf("%s: no kernel was checked for 16-byte loads (need f16/bf16 p8 or f32 p4 variants)", arch)
+	}
+	if nNarrow < 1 {
+		t.Errorf("%s: no pack-1 bf16 kernel to check that 2-byte loads are told apart", arch)
+	}
+
+	hipccNote := "hipcc: absent"
+	if hipcc != nil {
+		hipccNote = checkHIPCC(ctx, t, c.Cache, hipcc, file, arch, src, header)
+	}
+
+	summary := fmt.Sprintf("%-8s %d kernels: %d symbols+.kd ok; 16-byte loads (%s) in %d f16/bf16-p8 & f32-p4 kernels + %d fp8-p8 kernels (16-byte activations); 2-byte loads in %d bf16-p1 kernels; real-header syntax ok; %s; compile %s (%s), total %s",
+		arch, len(kernels), len(kernels)-len(missing), wide, nWide, nWideX, nNarrow, hipccNote, compiled, cached, time.Since(start).Round(time.Millisecond))
+	t.Log(summary)
+	return summary
+}
+
+// checkHIPCC compiles the source with a real hipcc when it supports arch
+// (probed with a tiny kernel); results are cached like the clang compiles.
+func checkHIPCC(ctx context.Context, t *testing.T, cache *Cache, hipcc *Tool, file, arch string, src, header []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	flags := []string{"-x", "hip", "-std=c++17", "--offload-arch=" + arch, "--cuda-device-only", "-c", "-O3"}
+	probe := filepath.Join(dir, "probe.hip")
+	if err := os.WriteFile(probe, []byte("#include <hip/hip_runtime.h>\n__global__ void kg_probe(float* p) { p[threadIdx.x] = 1.0f; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, dir, nil, hipcc.Path, append(append([]string{}, flags...), "-o", "probe.o", "probe.hip")...); err != nil {
+		t.Logf("%s: hipcc (%s) cannot build for %s, skipping it for this arch: %s", arch, hipcc.Version, arch, hipFirstLine(err.Error()))
+		return "hipcc: arch unsupported"
+	}
+	key := Key("hipcc-object", hipcc.Version, strings.Join(flags, " "), string(header), string(src))
+	if cache.Get(key) != nil {
+		return "hipcc ok (cached)"
+	}
+	base := filepath.Base(file)
+	if err := os.WriteFile(filepath.Join(dir, base), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kgen_hip.h"), header, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, dir, nil, hipcc.Path, append(append([]string{}, flags...), "-o", "out.co", base)...); err != nil {
+		t.Errorf("%s: hipcc %s failed:\n%s", arch, strings.Join(flags, " "), indent(err.Error()))
+		return "hipcc FAILED"
+	}
+	cache.Put(key, []byte("ok"))
+	return "hipcc ok"
+}
+
+// hipKernel is one KG_KERNEL entry: its name and the template arguments of
+// the body it calls, checked against the name.
+type hipKernel struct {
+	name   string
+	wt, xt string // weight and activation types: f32, f16, bf16, fp8e4m3
+	pack   int
+}
+
+// wantWide reports whether the kernel loads 16 bytes at once: the weights
+// (f16/bf16 pack 8, f32 pack 4) or the activations (fp8 weights, pack 8).
+func (k hipKernel) wantWide() bool {
+	return k.pack*hipBytes[k.wt] == 16 || k.pack*hipBytes[k.xt] == 16
+}
+
+var hipBytes = map[string]int{"f32": 4, "f16": 2, "bf16": 2, "fp8e4m3": 1}
+
+var hipEnum = map[string]string{"KG_F32": "f32", "KG_F16": "f16", "KG_BF16": "bf16", "KG_E4M3": "fp8e4m3"}
+
+var (
+	hipKernelRe = regexp.MustCompile(`^KG_KERNEL\((\d+)\)\s+(\w+)\s*\(`)
+	hipNameRe   = regexp.MustCompile(`^gemv_(?:(fp8e4m3)_)?(f32|f16|bf16)_p(\d+)_r\d+_t\d+_(?:sg|sk\d+|wg\d+)$`)
+	hipCallRe   = regexp.MustCompile(`gemv<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
+)
+
+// hipKernels lists the KG_KERNEL entries of a source, and maps the lines of
+// each entry (its KG_KERNEL line and the call inside) to its name.
+func hipKernels(src []byte) ([]hipKernel, map[int]string, error) {
+	var ks []hipKernel
+	lines := map[int]string{}
+	seen := map[string]bool{}
+	var pending *hipKernel
+	var pendingWG string
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for ln := 1; sc.Scan(); ln++ {
+		line := sc.Text()
+		if pending != nil {
+			m := hipCallRe.FindStringSubmatch(line)
+			if m == nil {
+				return nil, nil, fmt.Errorf("line %d: kernel %s does not call gemv<...> on its next line", ln, pending.name)
+			}
+			lines[ln] = pending.name
+			if hipEnum[m[1]] != pending.wt || hipEnum[m[2]] != pending.xt || m[3] != strconv.Itoa(pending.pack) || m[4] != pendingWG {
+				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) instantiates gemv<%s, %s, %s, ..., WG %s>: the name and the template arguments disagree", ln, pending.name, pendingWG, m[1], m[2], m[3], m[4])
+			}
+			ks = append(ks, *pending)
+			pending = nil
+			continue
+		}
+		if !strings.HasPrefix(line, "KG_KERNEL(") {
+			continue
+		}
+		m := hipKernelRe.FindStringSubmatch(line)
+		if m == nil {
+			return nil, nil, fmt.Errorf("line %d: cannot parse %q", ln, line)
+		}
+		name := m[2]
+		if seen[name] {
+			return nil, nil, fmt.Errorf("line %d: kernel %s defined twice", ln, name)
+		}
+		seen[name] = true
+		n := hipNameRe.FindStringSubmatch(name)
+		if n == nil {
+			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow gemv_[fp8e4m3_]<type>_p<pack>_r<rows>_t<tokens>_<layout>", ln, name)
+		}
+		k := hipKernel{name: name, wt: n[2], xt: n[2]}
+		if n[1] != "" {
+			k.wt = n[1]
+		}
+		k.pack, _ = strconv.Atoi(n[3])
+		lines[ln] = name
+		pending, pendingWG = &k, m[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	if pending != nil {
+		return nil, nil, fmt.Errorf("kernel %s at the end of the file has no body", pending.name)
+	}
+	return ks, lines, nil
+}
+
+// hipSymbols parses `llvm-readelf -s --wide` into FUNC and OBJECT names.
+func hipSymbols(out []byte) (funcs, objects map[string]bool) {
+	funcs, objects = map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		// Num: Value Size Type Bind Vis Ndx Name
+		if len(f) < 8 || !strings.HasSuffix(f[0], ":") {
+			continue
+		}
+		switch f[3] {
+		case "FUNC":
+			funcs[f[7]] = true
+		case "OBJECT":
+			objects[f[7]] = true
+		}
+	}
+	return funcs, objects
+}
+
+var hipSymRe = regexp.MustCompile(`^[0-9a-f]+ <([^>]+)>:$`)
+
+// hipDisasm splits `llvm-objdump -d` output into per-symbol instruction
+// mnemonics.
+func hipDisasm(out []byte) map[string][]string {
+	sec := map[string][]string{}
+	cur := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := hipSymRe.FindStringSubmatch(line); m != nil {
+			cur = m[1]
+			continue
+		}
+		if cur == "" || !strings.HasPrefix(line, "\t") {
+			continue
+		}
+		if f := strings.Fields(line); len(f) > 0 {
+			sec[cur] = append(sec[cur], f[0])
+		}
+	}
+	return sec
+}
+
+// hipLoadPatterns returns the 16-byte and the 2-byte global load mnemonics of
+// an arch's ISA.
+func hipLoadPatterns(arch string) (wide, short *regexp.Regexp) {
+	// gfx9 and gfx10 name loads by dwords; gfx11 and gfx12 by bits.
+	if strings.HasPrefix(arch, "gfx9") || strings.HasPrefix(arch, "gfx10") {
+		return regexp.MustCompile(`^global_load_dwordx4$`),
+			regexp.MustCompile(`^global_load_(ushort|sshort|short_d16|short_d16_hi)$`)
+	}
+	return regexp.MustCompile(`^global_load_b128$`),
+		regexp.MustCompile(`^global_load_(u16|i16|d16_b16|d16_hi_b16)$`)
+}
+
+func hipHasLoad(body []string, re *regexp.Regexp) bool {
+	for _, m := range body {
+		if re.MatchString(m) {
+			return true
+		}
+	}
+	return false
+}
+
+func hipArchOf(file string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(file), "gemv_"), ".hip")
+}
+
+// hipModuleRoot walks up from the working directory to go.mod.
+func hipModuleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = up
+	}
+}
+
+func hipFirst(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+func hipFirstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

@@ -1,0 +1,452 @@
+// Package runtime picks a generated variant for a device and an op, explains
+// the pick, and checks artifacts before they reach a driver. The rules it
+// applies are data from the spec files (copied into generated/ by gen); this
+// package only interprets them.
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kgen-dev/kgen/generated"
+	"github.com/kgen-dev/kgen/runtime/expr"
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+// Device is what selection needs to know about a target.
+type Device struct {
+	Backend string // "hip" or "vulkan"
+	Arch    string // HIP arch or Vulkan device class
+	Name    string // human name, for messages
+	// Facts rules may use; for Vulkan, Wave is the device's subgroup size.
+	Wave, ComputeUnits, SharedMemory int
+	// MaxWorkgroup bounds workgroup size (0: no bound known).
+	MaxWorkgroup int
+	// MinSubgroup is the smallest subgroup the device may run (Vulkan).
+	MinSubgroup int
+	// Driver identifies the driver version, for the tuning cache.
+	Driver string
+}
+
+// ArchDevice describes a HIP arch (or Vulkan class) from its spec facts.
+func ArchDevice(name string) (Device, error) {
+	for _, a := range generated.Archs {
+		if a.Name == name {
+			return Device{Backend: a.Backend, Arch: a.Name, Name: a.Name, Wave: a.Wave, ComputeUnits: a.ComputeUnits,
+				SharedMemory: a.SharedMemory, MinSubgroup: a.Wave}, nil
+		}
+	}
+	var names []string
+	for _, a := range generated.Archs {
+		names = append(names, a.Name)
+	}
+	return Device{}, fmt.Errorf("unknown arch %q; known: %s", name, strings.Join(names, ", "))
+}
+
+// Op is one call to serve: y[M][N] = x[M][K] W[N][K]^T for a GEMV.
+type Op struct {
+	Family string
+	Dtype  string
+	M, N, K int
+	// Align is the alignment, in elements, of the buffer offsets the caller
+	// will bind (W and X); 0 means fully aligned (offset 0).
+	Align int
+}
+
+func (o Op) String() string {
+	return fmt.Sprintf("%s %s m=%d n=%d k=%d align=%d", o.Family, o.Dtype, o.M, o.N, o.K, o.align())
+}
+
+func (o Op) align() int {
+	if o.Align <= 0 {
+		return 1 << 20
+	}
+	return o.Align
+}
+
+// Candidate is a variant with its verdict.
+type Candidate struct {
+	Variant *table.Variant
+	// Excluded holds why the variant cannot serve the op ("" if it can).
+	Excluded string
+	// Keys are its preference keys (lower wins), when eligible.
+	Keys []int64
+}
+
+// Choice is Select's answer.
+type Choice struct {
+	Variant *table.Variant
+	Op      Op
+	Device  Device
+	// Reasons says why this variant won.
+	Reasons []string
+	// Candidates lists every variant considered, winner first, then the
+	// eligible ones in preference order, then the excluded.
+	Candidates []Candidate
+	// Forced is set when KGEN_FORCE narrowed the candidates.
+	Forced string
+	// Tuned is set when the tuning cache chose the variant.
+	Tuned bool
+}
+
+// NotEligibleError says the op is outside what the family serves.
+type NotEligibleError struct {
+	Op     Op
+	Reason string
+}
+
+func (e *NotEligibleError) Error() string {
+	return fmt.Sprintf("not eligible: use the GEMM path (%s: %s)", e.Op, e.Reason)
+}
+
+// NoVariantError says no variant of the table can serve the op on the device.
+type NoVariantError struct {
+	Op         Op
+	Device     Device
+	Candidates []Candidate
+}
+
+func (e *NoVariantError) Error() string {
+	msg := fmt.Sprintf("no variant serves %s on %s/%s", e.Op, e.Device.Backend, e.Device.Arch)
+	if len(e.Candidates) == 0 {
+		return msg + ": the table has no variant of this family and dtype for it"
+	}
+	why := map[string]int{}
+	for _, c := range e.Candidates {
+		why[c.Excluded]++
+	}
+	var parts []string
+	for w, n := range why {
+		parts = append(parts, fmt.Sprintf("%d: %s", n, w))
+	}
+	sort.Strings(parts)
+	return msg + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// rules parsed once.
+type ruleSet struct {
+	outside, eligible, prefer []parsedRule
+}
+
+type parsedRule struct {
+	e   *expr.Expr
+	why string
+}
+
+var ruleNames = map[string]bool{"m": true, "n": true, "k": true, "align": true, "wave": true, "compute_units": true, "shared_memory": true}
+
+func parseRules(rs []table.Rule, names map[string]bool) ([]parsedRule, error) {
+	var out []parsedRule
+	for _, r := range rs {
+		e, err := expr.Parse(r.Expr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}})
+		if err != nil {
+			return nil, fmt.Errorf("rule %q: %w", r.Expr, err)
+		}
+		out = append(out, parsedRule{e, r.Why})
+	}
+	return out, nil
+}
+
+// compiled holds a family's rules parsed once, and an arch's prefer keys.
+type compiled struct {
+	outside, eligible, prefer []parsedRule
+}
+
+var (
+	compiledMu sync.Mutex
+	compiledBy = map[string]*compiled{} // family + "/" + arch
+)
+
+// rulesFor parses (once) the rules for a family on an arch. Names are those
+// of the op, the arch facts and every parameter the family's variants have:
+// the generator validated the rules against the spec already.
+func rulesFor(fam *table.Family, arch string) (*compiled, error) {
+	compiledMu.Lock()
+	defer compiledMu.Unlock()
+	key := fam.Name + "/" + arch
+	if c, ok := compiledBy[key]; ok {
+		return c, nil
+	}
+	names := map[string]bool{}
+	for k := range ruleNames {
+		names[k] = true
+	}
+	for i := range generated.Variants {
+		if generated.Variants[i].Family == fam.Name {
+			for k := range generated.Variants[i].ParamMap() {
+				names[k] = true
+			}
+			break
+		}
+	}
+	c := &compiled{}
+	var err error
+	if c.outside, err = parseRules(fam.Outside, ruleNames); err != nil {
+		return nil, err
+	}
+	if c.eligible, err = parseRules(fam.Eligible, names); err != nil {
+		return nil, err
+	}
+	rs := append(append([]table.Rule{}, archPrefer(arch, fam.Name)...), fam.Prefer...)
+	if c.prefer, err = parseRules(rs, names); err != nil {
+		return nil, err
+	}
+	compiledBy[key] = c
+	return c, nil
+}
+
+func familyRules(name string) (*table.Family, error) {
+	for i := range generated.Families {
+		if generated.Families[i].Name == name {
+			return &generated.Families[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown family %q", name)
+}
+
+func archPrefer(arch, family string) []table.Rule {
+	for _, a := range generated.Archs {
+		if a.Name != arch {
+			continue
+		}
+		for _, p := range a.Prefer {
+			if p.Family == family {
+				return p.Rules
+			}
+		}
+	}
+	return nil
+}
+
+// dtypeFuncs are the functions rules call on a dtype name.
+func dtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
+	get := func(v expr.Value) (*table.Dtype, error) {
+		for i := range generated.Dtypes {
+			if v.IsStr && generated.Dtypes[i].Name == v.Str {
+				return &generated.Dtypes[i], nil
+			}
+		}
+		return nil, fmt.Errorf("%s is not a dtype", v)
+	}
+	b2i := func(b bool) int64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return map[string]func(expr.Value) (expr.Value, error){
+		"bytes": func(v expr.Value) (expr.Value, error) {
+			d, err := get(v)
+			if err != nil {
+				return expr.Value{}, err
+			}
+			return expr.Int(int64(d.WeightBytes)), nil
+		},
+		"act_bytes": func(v expr.Value) (expr.Value, error) {
+			d, err := get(v)
+			if err != nil {
+				return expr.Value{}, err
+			}
+			return expr.Int(int64(d.ActBytes)), nil
+		},
+		"scaled": func(v expr.Value) (expr.Value, error) {
+			d, err := get(v)
+			if err != nil {
+				return expr.Value{}, err
+			}
+			return expr.Int(b2i(d.Scaled)), nil
+		},
+	}
+}
+
+// Env is the expression environment of (op, device, variant).
+func Env(op Op, dev Device, v *table.Variant) expr.MapEnv {
+	vars := map[string]expr.Value{
+		"m": expr.Int(int64(op.M)), "n": expr.Int(int64(op.N)), "k": expr.Int(int64(op.K)), "align": expr.Int(int64(op.align())),
+		"wave": expr.Int(int64(dev.Wave)), "compute_units": expr.Int(int64(dev.ComputeUnits)), "shared_memory": expr.Int(int64(dev.SharedMemory)),
+	}
+	if v != nil {
+		for k, val := range v.ParamMap() {
+			if i, err := strconv.ParseInt(val, 10, 64); err == nil {
+				vars[k] = expr.Int(i)
+			} else {
+				vars[k] = expr.Str(val)
+			}
+		}
+	}
+	return expr.MapEnv{Vars: vars, Funcs: dtypeFuncs()}
+}
+
+// ErrForce is a bad KGEN_FORCE value.
+var ErrForce = errors.New("KGEN_FORCE")
+
+// Select picks the variant for op on dev: it applies the family's outside
+// rules, then each variant's eligibility rules and device limits, then the
+// arch's and family's preference keys. Overrides come from KGEN_FORCE.
+func Select(dev Device, op Op) (*Choice, error) {
+	return SelectWith(dev, op, Force())
+}
+
+// SelectWith is Select with an explicit override (nil: none).
+func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
+	fam, err := familyRules(op.Family)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := rulesFor(fam, dev.Arch)
+	if err != nil {
+		return nil, err
+	}
+	env := Env(op, dev, nil)
+	for _, r := range rules.outside {
+		ok, err := r.e.Bool(env)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &NotEligibleError{Op: op, Reason: r.why + " (" + r.e.Src + ")"}
+		}
+	}
+	var cands []Candidate
+	for i := range generated.Variants {
+		v := &generated.Variants[i]
+		if v.Family != op.Family || v.Backend != dev.Backend || v.Arch != dev.Arch || v.Param("dtype") != op.Dtype {
+			continue
+		}
+		cands = append(cands, Candidate{Variant: v})
+	}
+	if len(cands) == 0 {
+		return nil, &NoVariantError{Op: op, Device: dev}
+	}
+	forced := ""
+	if force != nil && force.Family == op.Family {
+		if err := force.Validate(); err != nil {
+			return nil, err
+		}
+		forced = force.String()
+	}
+	var eligible []Candidate
+	var excluded []Candidate
+	for _, c := range cands {
+		c.Excluded = exclude(c.Variant, rules, dev, op, force)
+		if c.Excluded != "" {
+			excluded = append(excluded, c)
+			continue
+		}
+		keys, err := preferKeys(c.Variant, rules, dev, op)
+		if err != nil {
+			return nil, err
+		}
+		c.Keys = keys
+		eligible = append(eligible, c)
+	}
+	if len(eligible) == 0 {
+		return nil, &NoVariantError{Op: op, Device: dev, Candidates: excluded}
+	}
+	sort.SliceStable(eligible, func(i, j int) bool {
+		a, b := eligible[i].Keys, eligible[j].Keys
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return eligible[i].Variant.Name < eligible[j].Variant.Name
+	})
+	win := eligible[0]
+	ch := &Choice{Variant: win.Variant, Op: op, Device: dev, Forced: forced, Candidates: append(eligible, excluded...)}
+	ch.Reasons = reasons(win, eligible, fam, dev)
+	if forced != "" {
+		ch.Reasons = append([]string{"KGEN_FORCE=" + forced + " narrowed the candidates"}, ch.Reasons...)
+	}
+	return ch, nil
+}
+
+// exclude returns why v cannot serve op on dev, or "".
+func exclude(v *table.Variant, rules *compiled, dev Device, op Op, force *Override) string {
+	if force != nil && force.Family == op.Family && !force.Matches(v) {
+		return "not the KGEN_FORCE=" + force.String() + " variant"
+	}
+	env := Env(op, dev, v)
+	for _, r := range rules.eligible {
+		ok, err := r.e.Bool(env)
+		if err != nil {
+			return err.Error()
+		}
+		if !ok {
+			return r.why + " (" + r.e.Src + ")"
+		}
+	}
+	if reason := deviceLimits(v, dev); reason != "" {
+		return reason
+	}
+	return ""
+}
+
+// deviceLimits checks what the device must support for the variant to run.
+func deviceLimits(v *table.Variant, dev Device) string {
+	wg := WorkgroupSize(v, dev)
+	if dev.MaxWorkgroup > 0 && wg > dev.MaxWorkgroup {
+		return fmt.Sprintf("workgroup of %d lanes exceeds the device's %d", wg, dev.MaxWorkgroup)
+	}
+	if dev.Backend == "vulkan" && dev.MinSubgroup > 0 && dev.MinSubgroup < 8 {
+		return fmt.Sprintf("subgroups of %d lanes; the kernels need at least 8", dev.MinSubgroup)
+	}
+	return ""
+}
+
+func preferKeys(v *table.Variant, rules *compiled, dev Device, op Op) ([]int64, error) {
+	env := Env(op, dev, v)
+	keys := make([]int64, len(rules.prefer))
+	for i, r := range rules.prefer {
+		val, err := r.e.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = val.Int
+	}
+	return keys, nil
+}
+
+// reasons explains the winner: for each preference key, whether it decided
+// against the runner-up.
+func reasons(win Candidate, eligible []Candidate, fam *table.Family, dev Device) []string {
+	rs := append(append([]table.Rule{}, archPrefer(dev.Arch, fam.Name)...), fam.Prefer...)
+	out := []string{fmt.Sprintf("eligible: passes all %d eligibility rules of %s", len(fam.Eligible), fam.Name)}
+	if len(eligible) == 1 {
+		return append(out, "the only eligible variant")
+	}
+	next := eligible[1]
+	for i, r := range rs {
+		if win.Keys[i] != next.Keys[i] {
+			out = append(out, fmt.Sprintf("preferred over %s by %q: %s (%d < %d)", next.Variant.Name, r.Expr, r.Why, win.Keys[i], next.Keys[i]))
+			return out
+		}
+	}
+	return append(out, fmt.Sprintf("ties with %s on every preference key; the name decides", next.Variant.Name))
+}
+
+// LostBy says why an eligible candidate lost to the winner: the first
+// preference key where they differ.
+func (c *Choice) LostBy(cand Candidate) string {
+	if cand.Excluded != "" {
+		return "excluded: " + cand.Excluded
+	}
+	fam, _ := familyRules(c.Op.Family)
+	rs := append(append([]table.Rule{}, archPrefer(c.Device.Arch, c.Op.Family)...), fam.Prefer...)
+	var win Candidate
+	for _, x := range c.Candidates {
+		if x.Variant == c.Variant {
+			win = x
+		}
+	}
+	for i, r := range rs {
+		if i < len(cand.Keys) && cand.Keys[i] != win.Keys[i] {
+			return fmt.Sprintf("lost on %q (%s): %d vs %d", r.Expr, r.Why, cand.Keys[i], win.Keys[i])
+		}
+	}
+	return "tied on every key; lost on name order"
+}
