@@ -230,6 +230,13 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 	tableArt := &emit.Artifact{Path: emit.TablePath, Bytes: table}
 	out.Files[tableArt.Path] = table
 	out.Artifacts = append(out.Artifacts, tableArt)
+	hdr, err := emit.CHeader(plan.Spec, plan.Variants)
+	if err != nil {
+		return nil, err
+	}
+	hdrArt := &emit.Artifact{Path: emit.CHeaderPath, Bytes: hdr}
+	out.Files[hdrArt.Path] = hdr
+	out.Artifacts = append(out.Artifacts, hdrArt)
 	man, err := emit.ManifestJSON(out.Artifacts, tools)
 	if err != nil {
 		return nil, err

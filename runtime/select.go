@@ -58,7 +58,11 @@ type Op struct {
 }
 
 func (o Op) String() string {
-	return fmt.Sprintf("%s %s m=%d n=%d k=%d align=%d", o.Family, o.Dtype, o.M, o.N, o.K, o.align())
+	s := fmt.Sprintf("%s %s m=%d n=%d k=%d", o.Family, o.Dtype, o.M, o.N, o.K)
+	if o.Align > 0 {
+		s += fmt.Sprintf(" align=%d", o.Align)
+	}
+	return s
 }
 
 func (o Op) align() int {
@@ -223,7 +227,11 @@ func archPrefer(arch, family string) []table.Rule {
 }
 
 // dtypeFuncs are the functions rules call on a dtype name.
-func dtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
+var dtypeFuncTable = buildDtypeFuncs()
+
+func dtypeFuncs() map[string]func(expr.Value) (expr.Value, error) { return dtypeFuncTable }
+
+func buildDtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
 	get := func(v expr.Value) (*table.Dtype, error) {
 		for i := range generated.Dtypes {
 			if v.IsStr && generated.Dtypes[i].Name == v.Str {
@@ -264,21 +272,61 @@ func dtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
 }
 
 // Env is the expression environment of (op, device, variant).
-func Env(op Op, dev Device, v *table.Variant) expr.MapEnv {
-	vars := map[string]expr.Value{
+func Env(op Op, dev Device, v *table.Variant) expr.Env {
+	e := &env{vars: map[string]expr.Value{
 		"m": expr.Int(int64(op.M)), "n": expr.Int(int64(op.N)), "k": expr.Int(int64(op.K)), "align": expr.Int(int64(op.align())),
 		"wave": expr.Int(int64(dev.Wave)), "compute_units": expr.Int(int64(dev.ComputeUnits)), "shared_memory": expr.Int(int64(dev.SharedMemory)),
-	}
+	}, funcs: dtypeFuncs()}
 	if v != nil {
-		for k, val := range v.ParamMap() {
-			if i, err := strconv.ParseInt(val, 10, 64); err == nil {
-				vars[k] = expr.Int(i)
-			} else {
-				vars[k] = expr.Str(val)
-			}
+		e.params = paramValues(v)
+	}
+	return e
+}
+
+// env looks names up in the op/device vars, then the variant's parameters.
+type env struct {
+	vars, params map[string]expr.Value
+	funcs        map[string]func(expr.Value) (expr.Value, error)
+}
+
+func (e *env) Lookup(name string) (expr.Value, bool) {
+	if v, ok := e.vars[name]; ok {
+		return v, true
+	}
+	v, ok := e.params[name]
+	return v, ok
+}
+
+func (e *env) Call(fn string, arg expr.Value) (expr.Value, error) {
+	f, ok := e.funcs[fn]
+	if !ok {
+		return expr.Value{}, fmt.Errorf("no function %s", fn)
+	}
+	return f(arg)
+}
+
+// with returns the environment for another variant of the same op.
+func (e *env) with(v *table.Variant) *env {
+	return &env{vars: e.vars, params: paramValues(v), funcs: e.funcs}
+}
+
+var paramCache sync.Map // *table.Variant -> map[string]expr.Value
+
+// paramValues parses a variant's parameters once.
+func paramValues(v *table.Variant) map[string]expr.Value {
+	if m, ok := paramCache.Load(v); ok {
+		return m.(map[string]expr.Value)
+	}
+	m := map[string]expr.Value{}
+	for k, val := range v.ParamMap() {
+		if i, err := strconv.ParseInt(val, 10, 64); err == nil {
+			m[k] = expr.Int(i)
+		} else {
+			m[k] = expr.Str(val)
 		}
 	}
-	return expr.MapEnv{Vars: vars, Funcs: dtypeFuncs()}
+	paramCache.Store(v, m)
+	return m
 }
 
 // ErrForce is a bad KGEN_FORCE value.
@@ -312,11 +360,7 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 		}
 	}
 	var cands []Candidate
-	for i := range generated.Variants {
-		v := &generated.Variants[i]
-		if v.Family != op.Family || v.Backend != dev.Backend || v.Arch != dev.Arch || v.Param("dtype") != op.Dtype {
-			continue
-		}
+	for _, v := range candidates(op.Family, dev.Backend, dev.Arch, op.Dtype) {
 		cands = append(cands, Candidate{Variant: v})
 	}
 	if len(cands) == 0 {
@@ -449,4 +493,23 @@ func (c *Choice) LostBy(cand Candidate) string {
 		}
 	}
 	return "tied on every key; lost on name order"
+}
+
+var (
+	indexOnce sync.Once
+	index     map[[4]string][]*table.Variant
+)
+
+// candidates returns the table's variants of a family, backend, arch and
+// dtype, from an index built once.
+func candidates(family, backend, arch, dtype string) []*table.Variant {
+	indexOnce.Do(func() {
+		index = map[[4]string][]*table.Variant{}
+		for i := range generated.Variants {
+			v := &generated.Variants[i]
+			k := [4]string{v.Family, v.Backend, v.Arch, v.Param("dtype")}
+			index[k] = append(index[k], v)
+		}
+	})
+	return index[[4]string{family, backend, arch, dtype}]
 }

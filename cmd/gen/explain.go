@@ -1,0 +1,99 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/vulkan"
+)
+
+func newExplainCmd() *cobra.Command {
+	var arch string
+	var useDevice bool
+	var op kruntime.Op
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Show which variant the runtime picks for an op, and why every other lost",
+		Long: `explain runs the runtime's selection for one op on a HIP arch (from its spec
+file) or on the local Vulkan device (--device), prints the chosen variant
+with its reasons, then every other candidate with the rule it failed or the
+preference key it lost on. Selection rules live in templates/kernels.yaml
+and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
+		Example: `  gen explain --arch gfx1200 --family gemv --dtype bf16 --m 1 --n 151936 --k 1024
+  gen explain --device --family gemv --dtype f16 --m 4 --n 4096 --k 4096
+  KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var dev kruntime.Device
+			var err error
+			switch {
+			case useDevice && arch != "":
+				return &exitError{2, fmt.Errorf("give --arch or --device, not both")}
+			case useDevice:
+				inst, err := vulkan.Open()
+				if err != nil {
+					if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
+						return &exitError{3, err}
+					}
+					return err
+				}
+				defer inst.Close()
+				if dev, err = kruntime.VulkanDevice(inst.Devices()[0]); err != nil {
+					return err
+				}
+			case arch != "":
+				if dev, err = kruntime.ArchDevice(arch); err != nil {
+					return &exitError{2, err}
+				}
+			default:
+				return &exitError{2, fmt.Errorf("give --arch ARCH (e.g. gfx1200) or --device")}
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "op: %s on %s/%s (%s; wave %d, %d compute units)\n", op, dev.Backend, dev.Arch, dev.Name, dev.Wave, dev.ComputeUnits)
+			ch, err := kruntime.Select(dev, op)
+			var ne *kruntime.NotEligibleError
+			if errors.As(err, &ne) {
+				fmt.Fprintln(w, ne.Error())
+				return nil
+			}
+			if errors.Is(err, kruntime.ErrForce) {
+				return &exitError{2, err}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.Params)
+			for _, r := range ch.Reasons {
+				fmt.Fprintf(w, "  - %s\n", r)
+			}
+			eligible, excluded := 0, 0
+			for _, c := range ch.Candidates {
+				if c.Excluded == "" {
+					eligible++
+				} else {
+					excluded++
+				}
+			}
+			fmt.Fprintf(w, "other candidates: %d eligible, %d excluded\n", eligible-1, excluded)
+			for _, c := range ch.Candidates {
+				if c.Variant == ch.Variant {
+					continue
+				}
+				fmt.Fprintf(w, "  %s: %s\n", c.Variant.Name, ch.LostBy(c))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&arch, "arch", "", "HIP arch or Vulkan device class from templates/archs")
+	cmd.Flags().BoolVar(&useDevice, "device", false, "use the local Vulkan device")
+	cmd.Flags().StringVar(&op.Family, "family", "gemv", "kernel family")
+	cmd.Flags().StringVar(&op.Dtype, "dtype", "bf16", "dtype (f32, f16, bf16, fp8e4m3_bf16, fp8e4m3_f16)")
+	cmd.Flags().IntVar(&op.M, "m", 1, "tokens in flight")
+	cmd.Flags().IntVar(&op.N, "n", 4096, "output rows (weight rows)")
+	cmd.Flags().IntVar(&op.K, "k", 4096, "reduction length")
+	cmd.Flags().IntVar(&op.Align, "align", 0, "alignment in elements of the W/X buffer offsets (0: aligned)")
+	return cmd
+}

@@ -1,0 +1,26 @@
+/* Reads queries "arch dtype m n k align" from stdin and prints the variant
+   kg_select picks: its name, or NOT_ELIGIBLE / NO_VARIANT. */
+#include <stdio.h>
+#include <string.h>
+#include "kgen_select.h"
+
+static long long dtype_id(const char* s) {
+#define D(name) if (strcmp(s, #name) == 0) return KG_S_##name;
+  D(f32) D(f16) D(bf16) D(fp8e4m3_bf16) D(fp8e4m3_f16)
+#undef D
+  return -1;
+}
+
+int main(void) {
+  char arch[64], dtype[64];
+  long long m, n, k, align;
+  while (scanf("%63s %63s %lld %lld %lld %lld", arch, dtype, &m, &n, &k, &align) == 6) {
+    kg_device d = kg_arch_device(arch);
+    kg_op op = {"gemv", dtype_id(dtype), m, n, k, align};
+    int i = kg_select(&d, &op);
+    if (i == KG_NOT_ELIGIBLE) puts("NOT_ELIGIBLE");
+    else if (i == KG_NO_VARIANT) puts("NO_VARIANT");
+    else puts(kg_variants[i].name);
+  }
+  return 0;
+}
