@@ -17,3 +17,5 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
+
+tool github.com/kgen-dev/kgen/cmd/gen

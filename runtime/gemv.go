@@ -93,7 +93,7 @@ func dtypeOf(name string) *table.Dtype {
 // CheckBuffers refuses a launch whose buffers are smaller than it needs.
 func (l *GEMVLaunch) CheckBuffers(variant string, w, x, scale, y, partial, counter int) error {
 	check := []struct {
-		name      string
+		name       string
 		have, need int
 	}{{"W", w, l.WBytes}, {"X", x, l.XBytes}, {"scale", scale, l.ScaleBytes}, {"Y", y, l.YBytes}, {"partial", partial, l.PartialBytes}, {"counter", counter, l.CounterBytes}}
 	for _, c := range check {

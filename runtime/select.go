@@ -49,8 +49,8 @@ func ArchDevice(name string) (Device, error) {
 
 // Op is one call to serve: y[M][N] = x[M][K] W[N][K]^T for a GEMV.
 type Op struct {
-	Family string
-	Dtype  string
+	Family  string
+	Dtype   string
 	M, N, K int
 	// Align is the alignment, in elements, of the buffer offsets the caller
 	// will bind (W and X); 0 means fully aligned (offset 0).

@@ -12,7 +12,7 @@ import (
 )
 
 type listFlags struct {
-	json                   bool
+	json                  bool
 	family, arch, backend string
 }
 

@@ -21,30 +21,30 @@ import (
 //
 // Tests replace the whole table with Go fakes (see openWith).
 type syms struct {
-	Init               func(flags uint32) int32                                    `cuda:"cuInit" hip:"hipInit"`
-	DeviceGetCount     func(n *int32) int32                                        `cuda:"cuDeviceGetCount" hip:"hipGetDeviceCount"`
-	DeviceGet          func(dev *int32, ordinal int32) int32                       `cuda:"cuDeviceGet" hip:"hipDeviceGet"`
-	DeviceGetName      func(name *byte, n int32, dev int32) int32                  `cuda:"cuDeviceGetName" hip:"hipDeviceGetName"`
-	DeviceGetAttribute func(v *int32, attr int32, dev int32) int32                 `cuda:"cuDeviceGetAttribute" hip:"hipDeviceGetAttribute"`
-	DriverGetVersion   func(v *int32) int32                                        `cuda:"cuDriverGetVersion" hip:"hipDriverGetVersion"`
-	ModuleLoadData     func(mod *uintptr, image *byte) int32                       `cuda:"cuModuleLoadData" hip:"hipModuleLoadData"`
-	ModuleLoadDataEx   func(mod *uintptr, image *byte, n uint32, opts *int32, vals *uintptr) int32 `cuda:"cuModuleLoadDataEx" hip:"hipModuleLoadDataEx" opt:"1"`
-	ModuleUnload       func(mod uintptr) int32                                     `cuda:"cuModuleUnload" hip:"hipModuleUnload"`
-	ModuleGetFunction  func(fn *uintptr, mod uintptr, name *byte) int32            `cuda:"cuModuleGetFunction" hip:"hipModuleGetFunction"`
-	MemAlloc           func(p *uint64, n uintptr) int32                            `cuda:"cuMemAlloc_v2" hip:"hipMalloc"`
-	MemFree            func(p uint64) int32                                        `cuda:"cuMemFree_v2" hip:"hipFree"`
-	MemcpyHtoD         func(dst uint64, src *byte, n uintptr) int32                `cuda:"cuMemcpyHtoD_v2" hip:"hipMemcpyHtoD"`
-	MemcpyDtoH         func(dst *byte, src uint64, n uintptr) int32                `cuda:"cuMemcpyDtoH_v2" hip:"hipMemcpyDtoH"`
-	MemsetD32          func(dst uint64, v uint32, n uintptr) int32                 `cuda:"cuMemsetD32_v2" hip:"hipMemsetD32"`
+	Init               func(flags uint32) int32                                                                                                     `cuda:"cuInit" hip:"hipInit"`
+	DeviceGetCount     func(n *int32) int32                                                                                                         `cuda:"cuDeviceGetCount" hip:"hipGetDeviceCount"`
+	DeviceGet          func(dev *int32, ordinal int32) int32                                                                                        `cuda:"cuDeviceGet" hip:"hipDeviceGet"`
+	DeviceGetName      func(name *byte, n int32, dev int32) int32                                                                                   `cuda:"cuDeviceGetName" hip:"hipDeviceGetName"`
+	DeviceGetAttribute func(v *int32, attr int32, dev int32) int32                                                                                  `cuda:"cuDeviceGetAttribute" hip:"hipDeviceGetAttribute"`
+	DriverGetVersion   func(v *int32) int32                                                                                                         `cuda:"cuDriverGetVersion" hip:"hipDriverGetVersion"`
+	ModuleLoadData     func(mod *uintptr, image *byte) int32                                                                                        `cuda:"cuModuleLoadData" hip:"hipModuleLoadData"`
+	ModuleLoadDataEx   func(mod *uintptr, image *byte, n uint32, opts *int32, vals *uintptr) int32                                                  `cuda:"cuModuleLoadDataEx" hip:"hipModuleLoadDataEx" opt:"1"`
+	ModuleUnload       func(mod uintptr) int32                                                                                                      `cuda:"cuModuleUnload" hip:"hipModuleUnload"`
+	ModuleGetFunction  func(fn *uintptr, mod uintptr, name *byte) int32                                                                             `cuda:"cuModuleGetFunction" hip:"hipModuleGetFunction"`
+	MemAlloc           func(p *uint64, n uintptr) int32                                                                                             `cuda:"cuMemAlloc_v2" hip:"hipMalloc"`
+	MemFree            func(p uint64) int32                                                                                                         `cuda:"cuMemFree_v2" hip:"hipFree"`
+	MemcpyHtoD         func(dst uint64, src *byte, n uintptr) int32                                                                                 `cuda:"cuMemcpyHtoD_v2" hip:"hipMemcpyHtoD"`
+	MemcpyDtoH         func(dst *byte, src uint64, n uintptr) int32                                                                                 `cuda:"cuMemcpyDtoH_v2" hip:"hipMemcpyDtoH"`
+	MemsetD32          func(dst uint64, v uint32, n uintptr) int32                                                                                  `cuda:"cuMemsetD32_v2" hip:"hipMemsetD32"`
 	LaunchKernel       func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, stream uintptr, params *unsafe.Pointer, extra *unsafe.Pointer) int32 `cuda:"cuLaunchKernel" hip:"hipModuleLaunchKernel"`
-	Synchronize        func() int32                                                `cuda:"cuCtxSynchronize" hip:"hipDeviceSynchronize"`
+	Synchronize        func() int32                                                                                                                 `cuda:"cuCtxSynchronize" hip:"hipDeviceSynchronize"`
 	// hipEventCreateWithFlags has cuEventCreate's signature (plain
 	// hipEventCreate lacks the flags); flags 0 is the default event on both.
-	EventCreate      func(ev *uintptr, flags uint32) int32        `cuda:"cuEventCreate" hip:"hipEventCreateWithFlags"`
-	EventRecord      func(ev uintptr, stream uintptr) int32       `cuda:"cuEventRecord" hip:"hipEventRecord"`
-	EventSynchronize func(ev uintptr) int32                       `cuda:"cuEventSynchronize" hip:"hipEventSynchronize"`
-	EventElapsedTime func(ms *float32, start, end uintptr) int32  `cuda:"cuEventElapsedTime" hip:"hipEventElapsedTime"`
-	EventDestroy     func(ev uintptr) int32                       `cuda:"cuEventDestroy_v2" hip:"hipEventDestroy"`
+	EventCreate      func(ev *uintptr, flags uint32) int32       `cuda:"cuEventCreate" hip:"hipEventCreateWithFlags"`
+	EventRecord      func(ev uintptr, stream uintptr) int32      `cuda:"cuEventRecord" hip:"hipEventRecord"`
+	EventSynchronize func(ev uintptr) int32                      `cuda:"cuEventSynchronize" hip:"hipEventSynchronize"`
+	EventElapsedTime func(ms *float32, start, end uintptr) int32 `cuda:"cuEventElapsedTime" hip:"hipEventElapsedTime"`
+	EventDestroy     func(ev uintptr) int32                      `cuda:"cuEventDestroy_v2" hip:"hipEventDestroy"`
 	// Binding the device to the driver thread: CUDA retains the device's
 	// primary context and makes it current; HIP selects the device.
 	PrimaryCtxRetain  func(ctx *uintptr, dev int32) int32 `cuda:"cuDevicePrimaryCtxRetain"`

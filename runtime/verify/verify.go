@@ -46,8 +46,8 @@ func Shapes(v *table.Variant, dev kruntime.Device) []Shape {
 	out := []Shape{
 		{1, 1, minK}, // smallest
 		{tokens, 2*rows + 1, roundK(2*pack*lanes*max(splits, 1) + 3*pack)}, // N and K tails
-		{max(1, tokens-1), 37, roundK(1000 + 3*pack)},                          // T < tokens, odd N
-		{tokens, 4*rows + 3, roundK(8192 + 5*pack)},                            // largest verified: long K
+		{max(1, tokens-1), 37, roundK(1000 + 3*pack)},                      // T < tokens, odd N
+		{tokens, 4*rows + 3, roundK(8192 + 5*pack)},                        // largest verified: long K
 	}
 	for t := 1; t < tokens-1; t++ { // every other token count, on a small shape
 		out = append(out, Shape{t, rows + 1, roundK(3*pack*lanes + pack)})
