@@ -168,8 +168,8 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 			}
 			jobs = append(jobs, &compile.Job{Name: s.Path, Source: s.Text, Kind: "spirv", Variants: names(s.Variants)})
 		case render.KindHIP:
-			if o.SkipHIPCheck {
-				continue
+			if o.SkipHIPCheck || plan.Spec.Arch(s.Arch).Target != "amdgcn" {
+				continue // CUDA-target sources are built by nvcc where CUDA is
 			}
 			jobs = append(jobs, &compile.Job{Name: s.Path, Source: s.Text, Kind: "hip-syntax", Arch: s.Arch, Header: header,
 				Variants: names(s.Variants), Lines: kernelLines(s.Text)})

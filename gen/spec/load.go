@@ -248,6 +248,7 @@ type rawSelect struct {
 type rawArch struct {
 	Arch         string                      `yaml:"arch"`
 	Backend      string                      `yaml:"backend"`
+	Target       string                      `yaml:"target"`
 	Doc          string                      `yaml:"doc"`
 	Wave         int                         `yaml:"wave"`
 	ComputeUnits int                         `yaml:"compute_units"`
@@ -622,6 +623,16 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 	}
 	if ra.Backend != BackendHIP && ra.Backend != BackendVulkan {
 		return nil, &Error{key("backend"), fmt.Sprintf("backend %q; allowed: hip, vulkan", ra.Backend)}
+	}
+	switch {
+	case ra.Backend == BackendHIP && ra.Target == "":
+		a.Target = "amdgcn"
+	case ra.Backend == BackendHIP && (ra.Target == "amdgcn" || ra.Target == "cuda"):
+		a.Target = ra.Target
+	case ra.Backend == BackendHIP:
+		return nil, &Error{key("target"), fmt.Sprintf("target %q; allowed for hip: amdgcn (default), cuda", ra.Target)}
+	case ra.Target != "":
+		return nil, &Error{key("target"), "target is for hip archs; a vulkan device class has none"}
 	}
 	if ra.Wave != 8 && ra.Wave != 16 && ra.Wave != 32 && ra.Wave != 64 {
 		return nil, &Error{key("wave"), fmt.Sprintf("wave %d; allowed: 8, 16, 32, 64", ra.Wave)}

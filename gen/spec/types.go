@@ -93,8 +93,11 @@ type Select struct {
 
 // Arch is one HIP arch or Vulkan device class.
 type Arch struct {
-	Name         string
-	Backend      string
+	Name    string
+	Backend string
+	// Target is what a HIP source is built for: "amdgcn" (clang/hipcc,
+	// the default) or "cuda" (nvcc through the portability header).
+	Target       string
 	Doc          string
 	Wave         int // wave (HIP) or typical subgroup size (Vulkan)
 	ComputeUnits int

@@ -1,0 +1,176 @@
+package verify
+
+import (
+	"fmt"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/driver"
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+// DriverRunner runs the HIP table rows of one arch through a GPU driver
+// context (runtime/driver): on AMD through HIP, or on NVIDIA through CUDA
+// with the arch's generated source compiled by nvcc (kgen_hip.h maps the
+// HIP names to CUDA). The module image holds every kernel of
+// generated/hip/gemv_<arch>.hip under its extern "C" name, the variant's
+// Name.
+type DriverRunner struct {
+	Ctx   *driver.Context
+	arch  string
+	dev   kruntime.Device
+	mod   *driver.Module
+	funcs map[string]*driver.Function
+	bufs  map[string]driverBuf
+}
+
+type driverBuf struct {
+	p    driver.Ptr
+	size int
+}
+
+// NewDriverRunner loads image (a cubin, PTX or AMD code object built from
+// the arch's .hip file) into ctx. The arch's kernels are compiled for the
+// arch's wave size (kWave), so the device's warp size must equal it: on an
+// NVIDIA GPU (warp 32) use a wave-32 arch's file.
+func NewDriverRunner(ctx *driver.Context, arch string, image []byte) (*DriverRunner, error) {
+	a, err := kruntime.ArchDevice(arch)
+	if err != nil {
+		return nil, err
+	}
+	if a.Backend != "hip" {
+		return nil, fmt.Errorf("arch %q is a %s device class, not a HIP arch", arch, a.Backend)
+	}
+	info := ctx.Info()
+	if info.WarpSize != a.Wave {
+		return nil, fmt.Errorf("arch %s kernels are built for wave %d but %s has warp size %d: use an arch whose wave is %d",
+			arch, a.Wave, info.Name, info.WarpSize, info.WarpSize)
+	}
+	mod, err := ctx.LoadModule(image)
+	if err != nil {
+		return nil, fmt.Errorf("load %s module: %w", arch, err)
+	}
+	return &DriverRunner{
+		Ctx: ctx, arch: arch, mod: mod, funcs: map[string]*driver.Function{}, bufs: map[string]driverBuf{},
+		dev: kruntime.Device{
+			Backend: "hip", Arch: arch, Name: info.Name, Wave: info.WarpSize, ComputeUnits: info.ComputeUnits,
+			SharedMemory: info.SharedMemPerBlock, MaxWorkgroup: info.MaxThreadsPerBlock, MinSubgroup: info.WarpSize,
+			Driver: info.DriverString(),
+		},
+	}, nil
+}
+
+// Device implements Runner.
+func (r *DriverRunner) Device() kruntime.Device { return r.dev }
+
+// Name implements Runner.
+func (r *DriverRunner) Name() string {
+	i := r.Ctx.Info()
+	return fmt.Sprintf("%s (%s, HIP source for %s, warp %d)", i.Name, i.DriverString(), r.arch, i.WarpSize)
+}
+
+// Close frees the runner's buffers and unloads its module; the Context
+// stays open (its owner closes it).
+func (r *DriverRunner) Close() {
+	for _, b := range r.bufs {
+		r.Ctx.Free(b.p)
+	}
+	r.bufs = map[string]driverBuf{}
+	if r.mod != nil {
+		r.mod.Unload()
+		r.mod = nil
+	}
+}
+
+// function returns (looking up once) the kernel named by the variant.
+func (r *DriverRunner) function(v *table.Variant) (*driver.Function, error) {
+	if f, ok := r.funcs[v.Name]; ok {
+		return f, nil
+	}
+	if r.mod == nil {
+		return nil, fmt.Errorf("runner is closed")
+	}
+	f, err := r.mod.Function(v.Name)
+	if err != nil {
+		return nil, err
+	}
+	r.funcs[v.Name] = f
+	return f, nil
+}
+
+// buffer returns a device buffer of at least size bytes for a slot, reused
+// across runs; the counter slot is zeroed when (re)allocated, and the
+// kernels leave it zero.
+func (r *DriverRunner) buffer(slot string, size int) (driverBuf, error) {
+	if size < 16 {
+		size = 16
+	}
+	if b, ok := r.bufs[slot]; ok && b.size >= size {
+		return b, nil
+	} else if ok {
+		r.Ctx.Free(b.p)
+		delete(r.bufs, slot)
+	}
+	size = (size + size/2 + 3) &^ 3
+	p, err := r.Ctx.Alloc(size)
+	if err != nil {
+		return driverBuf{}, err
+	}
+	b := driverBuf{p: p, size: size}
+	if slot == "counter" {
+		if err := r.Ctx.Memset32(p, 0, size/4); err != nil {
+			r.Ctx.Free(p)
+			return driverBuf{}, err
+		}
+	}
+	r.bufs[slot] = b
+	return b, nil
+}
+
+// RunGEMV implements Runner: launch grid l.Groups, block l.Workgroup, with
+// the kernel arguments (W, X, scale, Y, partial, counter, T, N, K) of
+// templates/gemv/gemv.hip.tmpl.
+func (r *DriverRunner) RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([]float32, error) {
+	if v.Backend != "hip" || v.Arch != r.arch {
+		return nil, fmt.Errorf("%s: this runner runs hip/%s variants", v.Key(), r.arch)
+	}
+	l, err := kruntime.PlanGEMV(v, r.dev, s.T, s.N, s.K)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.function(v)
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[string]int{"w": len(w), "x": len(x), "scale": len(scale), "y": l.YBytes, "partial": l.PartialBytes, "counter": l.CounterBytes}
+	bufs := map[string]driverBuf{}
+	for _, slot := range []string{"w", "x", "scale", "y", "partial", "counter"} {
+		if bufs[slot], err = r.buffer(slot, sizes[slot]); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.CheckBuffers(v.Name, bufs["w"].size, bufs["x"].size, bufs["scale"].size, bufs["y"].size, bufs["partial"].size, bufs["counter"].size); err != nil {
+		return nil, err
+	}
+	for slot, data := range map[string][]byte{"w": w, "x": x, "scale": scale} {
+		if err := r.Ctx.Upload(bufs[slot].p, data); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Ctx.Memset32(bufs["y"].p, poison, bufs["y"].size/4); err != nil {
+		return nil, err
+	}
+	err = r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0,
+		bufs["w"].p, bufs["x"].p, bufs["scale"].p, bufs["y"].p, bufs["partial"].p, bufs["counter"].p,
+		int32(l.Push[0]), int32(l.Push[1]), int32(l.Push[2]))
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Ctx.Sync(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", v.Name, err)
+	}
+	out := make([]byte, l.YBytes)
+	if err := r.Ctx.Download(out, bufs["y"].p); err != nil {
+		return nil, err
+	}
+	return floats(out), nil
+}
