@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kgen-dev/kgen/generated"
+	"github.com/kgen-dev/kgen/runtime/driver"
 	"github.com/kgen-dev/kgen/runtime/verify"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
@@ -15,6 +17,7 @@ func newVerifyCmd() *cobra.Command {
 	var f verify.Filter
 	var seed uint64
 	var device int
+	var module string
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Run every variant on the local device against the CPU reference",
@@ -31,11 +34,13 @@ the driver. Exit 1 when any variant fails.`,
   gen verify --seed 42    # reproduce a run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.Backend == "" {
+			switch f.Backend {
+			case "", "vulkan":
 				f.Backend = "vulkan"
-			}
-			if f.Backend != "vulkan" {
-				return &exitError{2, fmt.Errorf("--backend %q: this build verifies on vulkan (the cuda/hip driver path is `--backend cuda` where built)", f.Backend)}
+			case "cuda", "hip":
+				return verifyDriver(cmd, f, seed, device, module)
+			default:
+				return &exitError{2, fmt.Errorf("--backend %q; allowed: vulkan, cuda, hip", f.Backend)}
 			}
 			inst, err := vulkan.Open()
 			if err != nil {
@@ -58,21 +63,7 @@ the driver. Exit 1 when any variant fails.`,
 				return err
 			}
 			defer r.Close()
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(cmd.ErrOrStderr(), "verify: device %s\n", r.Name())
-			rep, err := verify.Run(r, generated.Variants, verify.Options{Filter: f, Seed: seed, Log: out, Progress: cmd.ErrOrStderr()})
-			if err != nil {
-				return &exitError{2, err}
-			}
-			for _, s := range rep.Skipped {
-				fmt.Fprintln(out, "skipped "+s)
-			}
-			fmt.Fprintf(out, "%d shape runs, seed %d, %s\n", rep.Shapes, rep.Seed, rep.Elapsed.Round(1e6))
-			fmt.Fprintln(out, rep.Summary())
-			if rep.Failed > 0 {
-				return &exitError{1, errSilent}
-			}
-			return nil
+			return report(cmd, r, f, seed)
 		},
 	}
 	cmd.Flags().StringVar(&f.Backend, "backend", "vulkan", "backend to verify on")
@@ -80,6 +71,53 @@ the driver. Exit 1 when any variant fails.`,
 	cmd.Flags().StringVar(&f.Variant, "variant", "", "only this variant (name or backend/arch/name)")
 	cmd.Flags().StringVar(&f.Arch, "arch", "", "only table rows of this device class")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: from the clock; printed)")
-	cmd.Flags().IntVar(&device, "device", 0, "Vulkan device index")
+	cmd.Flags().IntVar(&device, "device", 0, "device index")
+	cmd.Flags().StringVar(&module, "module", "", "cuda/hip: the compiled module (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip")
 	return cmd
+}
+
+// report runs the verification on r and prints failures and the summary.
+func report(cmd *cobra.Command, r verify.Runner, f verify.Filter, seed uint64) error {
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(cmd.ErrOrStderr(), "verify: device %s\n", r.Name())
+	rep, err := verify.Run(r, generated.Variants, verify.Options{Filter: f, Seed: seed, Log: out, Progress: cmd.ErrOrStderr()})
+	if err != nil {
+		return &exitError{2, err}
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintln(out, "skipped "+s)
+	}
+	fmt.Fprintf(out, "%d shape runs, seed %d, %s\n", rep.Shapes, rep.Seed, rep.Elapsed.Round(1e6))
+	fmt.Fprintln(out, rep.Summary())
+	if rep.Failed > 0 {
+		return &exitError{1, errSilent}
+	}
+	return nil
+}
+
+// verifyDriver verifies HIP-source variants of one arch through the CUDA or
+// HIP driver API, from a module compiled from generated/hip/<family>_<arch>.hip.
+func verifyDriver(cmd *cobra.Command, f verify.Filter, seed uint64, device int, module string) error {
+	if f.Arch == "" || module == "" {
+		return &exitError{2, fmt.Errorf("--backend %s needs --arch (e.g. sm90) and --module (e.g. nvcc -x cu -arch=sm_90 -cubin generated/hip/gemv_sm90.hip)", f.Backend)}
+	}
+	image, err := os.ReadFile(module)
+	if err != nil {
+		return &exitError{2, err}
+	}
+	ctx, err := driver.Open(driver.Backend(f.Backend), device)
+	if err != nil {
+		if errors.Is(err, driver.ErrNoDriver) {
+			return &exitError{3, err}
+		}
+		return err
+	}
+	defer ctx.Close()
+	r, err := verify.NewDriverRunner(ctx, f.Arch, image)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f.Backend = "hip" // the table's backend for HIP-source variants
+	return report(cmd, r, f, seed)
 }

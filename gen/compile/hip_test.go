@@ -15,10 +15,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kgen-dev/kgen/gen/spec"
 )
 
 // TestHIPCompile is the AMD compile check of the generated HIP sources
-// (generated/hip/gemv_<arch>.hip). For every arch it
+// (generated/hip/gemv_<arch>.hip). For every arch whose spec target is
+// amdgcn (HIP sources for nvcc, target cuda, are left to the CUDA check) it
 //   - builds a code object with clang++-19 and the bare header (HIPObjectFlags),
 //   - checks the source against the real HIP headers (HIPSyntaxFlags),
 //   - compiles it with a real hipcc when one is on PATH, for the archs it supports,
@@ -43,6 +46,7 @@ func TestHIPCompile(t *testing.T) {
 		t.Fatalf("no generated/hip/gemv_*.hip under %s: run `gen` first", root)
 	}
 	sort.Strings(files)
+	files = hipAMDFiles(t, root, files)
 
 	// Tools: all required (CI installs them); only hipcc is optional.
 	clang, err := FindClang(ctx)
@@ -157,8 +161,8 @@ func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, o
 	if err != nil {
 		t.Fatalf("%s: llvm-readelf -h: %v", arch, err)
 	}
-	if want := "EF_AMDGPU_MACH_AMDGCN_" + strings.ToUpper(arch); !bytes.Contains(hdr, []byte(want)) {
-		t.Errorf("%s: code object's ELF header does not name %s:\n%s", arch, want, hdr)
+	if !hipELFIsArch(hdr, arch) {
+		t.Errorf("%s: the code object is not an amdgcn ELF for %s:\n%s", arch, arch, hdr)
 	}
 
 	// Every kernel is a FUNC symbol with its kernel descriptor (<name>.kd).
@@ -411,6 +415,29 @@ func hipLoadPatterns(arch string) (wide, short *regexp.Regexp) {
 		regexp.MustCompile(`^global_load_(u16|i16|d16_b16|d16_hi_b16)$`)
 }
 
+// hipELFIsArch checks `llvm-readelf -h` output: machine EM_AMDGPU and the
+// arch among the flags ("Flags: 0x53F, gfx90a, xnack, sramecc").
+func hipELFIsArch(hdr []byte, arch string) bool {
+	machine, archOK := false, false
+	for _, line := range strings.Split(string(hdr), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "Machine":
+			machine = strings.TrimSpace(v) == "EM_AMDGPU"
+		case "Flags":
+			for _, f := range strings.Split(v, ",") {
+				if strings.TrimSpace(f) == arch {
+					archOK = true
+				}
+			}
+		}
+	}
+	return machine && archOK
+}
+
 func hipHasLoad(body []string, re *regexp.Regexp) bool {
 	for _, m := range body {
 		if re.MatchString(m) {
@@ -418,6 +445,50 @@ func hipHasLoad(body []string, re *regexp.Regexp) bool {
 		}
 	}
 	return false
+}
+
+// hipAMDFiles keeps the sources of the spec's amdgcn archs, and fails when
+// a source has no arch in the spec or an amdgcn arch has no source.
+func hipAMDFiles(t *testing.T, root string, files []string) []string {
+	t.Helper()
+	sp, err := spec.Load(os.DirFS(filepath.Join(root, "templates")), "templates")
+	if err != nil {
+		t.Fatalf("loading the spec: %v", err)
+	}
+	target := map[string]string{}
+	for _, a := range sp.Archs {
+		if a.Backend == spec.BackendHIP {
+			target[a.Name] = a.Target
+		}
+	}
+	have := map[string]bool{}
+	var keep []string
+	for _, f := range files {
+		arch := hipArchOf(f)
+		have[arch] = true
+		switch target[arch] {
+		case "amdgcn":
+			keep = append(keep, f)
+		case "":
+			t.Errorf("%s: no HIP arch %q in templates/archs: a stale generated file? (run `gen`)", f, arch)
+		default:
+			t.Logf("%s: arch %s has target %s, not amdgcn: not an AMD compile", filepath.Base(f), arch, target[arch])
+		}
+	}
+	var archs []string
+	for a, tg := range target {
+		if tg == "amdgcn" {
+			archs = append(archs, a)
+			if !have[a] {
+				t.Errorf("amdgcn arch %s has no generated/hip/gemv_%s.hip (run `gen`)", a, a)
+			}
+		}
+	}
+	sort.Strings(archs)
+	if len(keep) == 0 {
+		t.Fatalf("no generated HIP source for an amdgcn arch (spec: %s)", strings.Join(archs, ", "))
+	}
+	return keep
 }
 
 func hipArchOf(file string) string {
