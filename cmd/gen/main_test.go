@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -85,7 +86,7 @@ func TestScript(t *testing.T) {
 			// so that glslangValidator, spirv-val and clang++-19 are found.
 			env.Setenv("PATH", os.Getenv("PATH"))
 			// For scripts that wrap glslangValidator in a fake.
-			if p, err := exec.LookPath("glslangValidator"); err == nil {
+			if p, err := exec.LookPath(cmp.Or(os.Getenv("KGEN_GLSLANG"), "glslangValidator")); err == nil {
 				env.Setenv("REAL_GLSLANG", p)
 			}
 			for _, k := range passEnv {

@@ -244,9 +244,10 @@ func TestReducedSource(t *testing.T) {
 	}
 }
 
-// TestDriverRunnerGEMVOnGPU compiles the committed gemv_gfx1100.hip (wave
-// 32) with nvcc -ptx through kgen_hip.h's CUDA mapping and verifies its
-// kernels on the GPU with verify.Run. It skips without a CUDA driver. By
+// TestDriverRunnerGEMVOnGPU compiles the committed gemv_sm90.hip (or
+// gemv_gfx1100.hip, also wave 32, where the table has no sm90) with nvcc
+// -ptx through kgen_hip.h's CUDA mapping and verifies its kernels on the GPU
+// with verify.Run. It skips without a CUDA driver. By
 // default it builds a subset (one kernel per dtype x layout and pack x
 // layout); KGEN_DRIVER_GEMV=all builds and verifies every kernel.
 func TestDriverRunnerGEMVOnGPU(t *testing.T) {
@@ -262,7 +263,12 @@ func TestDriverRunnerGEMVOnGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal("the CUDA driver is present but nvcc is not on PATH: this test needs nvcc -ptx (CUDA toolkit)")
 	}
-	const arch = "gfx1100"
+	arch := "gfx1100" // wave 32, like every NVIDIA GPU
+	for _, a := range generated.Archs {
+		if a.Name == "sm90" { // the arch spec'd for NVIDIA Hopper, when present
+			arch = a.Name
+		}
+	}
 	vs := pick(arch)
 	if os.Getenv("KGEN_DRIVER_GEMV") == "all" {
 		vs = nil
@@ -293,7 +299,7 @@ func TestDriverRunnerGEMVOnGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	ptx := filepath.Join(dir, "gemv.ptx")
-	if out, err := exec.Command(nvcc, "-x", "cu", "-ptx", "-O3", "-I", hipDir, "-o", ptx, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(nvcc, "-x", "cu", "-std=c++17", "-ptx", "-O3", "-I", hipDir, "-o", ptx, src).CombinedOutput(); err != nil {
 		t.Fatalf("nvcc: %v\n%s", err, out)
 	}
 	image, err := os.ReadFile(ptx)

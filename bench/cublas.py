@@ -1,0 +1,81 @@
+"""cuBLAS (torch.nn.functional.linear) and copy/read bandwidth for the same
+cases `gen bench` times, in the same GPU-machine run. Weights rotate across
+buffers (>= 512 MiB per case) like gen bench; median of CUDA-event timings."""
+import json, sys
+import torch
+import torch.nn.functional as F
+import re
+
+
+def load_suite(path):
+    """decode-shapes.yaml; PyYAML when present, else this file's simple shape."""
+    try:
+        import yaml
+        return yaml.safe_load(open(path))
+    except ImportError:
+        pass
+    suite, section, model = {"models": {}}, None, None
+    for line in open(path):
+        line = line.split("#")[0].rstrip()
+        if not line.strip():
+            continue
+        if m := re.match(r"tokens:\s*\[(.*)\]", line):
+            suite["tokens"] = [int(t) for t in m.group(1).split(",")]
+        elif re.match(r"^\w", line):
+            section = line.split(":")[0]
+        elif section == "models" and (m := re.match(r"^  ([\w.-]+):\s*$", line)):
+            model = m.group(1)
+            suite["models"][model] = {}
+        elif section == "models" and (m := re.match(r"^\s+(\w+):\s*\{n:\s*(\d+),\s*k:\s*(\d+)\}", line)):
+            suite["models"][model][m.group(1)] = {"n": int(m.group(2)), "k": int(m.group(3))}
+    return suite
+
+
+suite = load_suite(sys.argv[1])
+out = sys.argv[2]
+dtypes = sys.argv[3].split(",")
+dev = torch.device("cuda")
+tmap = {"bf16": torch.bfloat16, "f16": torch.float16}
+
+def median_us(fn, reps=20, per=1):
+    for _ in range(3):
+        fn()
+    ts = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); b.synchronize()
+        ts.append(a.elapsed_time(b) * 1e3 / per)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+# Copy bandwidth (read + write counted) and read-only bandwidth, 4 GiB.
+src = torch.randn(1 << 30, device=dev)  # 4 GiB f32
+dst = torch.empty_like(src)
+copy_us = median_us(lambda: dst.copy_(src), reps=10)
+copy_gbps = 2 * src.numel() * 4 / copy_us / 1e3
+read_us = median_us(lambda: src.sum(), reps=10)
+read_gbps = src.numel() * 4 / read_us / 1e3
+del src, dst
+res = []
+for model, layers in sorted(suite["models"].items()):
+    for layer, sh in sorted(layers.items()):
+        n, k = sh["n"], sh["k"]
+        for d in dtypes:
+            if d not in tmap:
+                continue
+            wbytes = n * k * 2
+            rot = max(1, min(64, -(-(512 << 20) // wbytes)))
+            ws = [torch.randn(n, k, device=dev).to(tmap[d]) for _ in range(rot)]
+            for m in suite["tokens"]:
+                x = torch.randn(m, k, device=dev).to(tmap[d])
+                def run():
+                    for w in ws:
+                        F.linear(x, w)
+                us = median_us(run, per=rot)
+                by = wbytes + m * k * 2 + m * n * 2
+                res.append(dict(model=model, layer=layer, n=n, k=k, m=m, dtype=d, us=us, gbps=by / us / 1e3))
+                print(f"{model:12s} {layer:8s} {n:6d}x{k:<6d} m={m} {d:5s} cuBLAS {us:8.1f} us {by/us/1e3:6.0f} GB/s", flush=True)
+            del ws
+            torch.cuda.empty_cache()
+json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__, copy_gbps=copy_gbps, read_gbps=read_gbps, results=res), open(out, "w"), indent=1)
+print(f"copy {copy_gbps:.0f} GB/s, read {read_gbps:.0f} GB/s")
