@@ -139,6 +139,14 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 		tools["glslang"] = tc.Glslang.Version
 		tools["spirv-val"] = tc.SpirvVal.Version
 	}
+	if o.SkipHIPCheck && committedTools == nil {
+		// Nothing was checked with clang: keep the version that last did.
+		if b, err := os.ReadFile(filepath.Join(o.GeneratedDir(), emit.ManifestPath)); err == nil {
+			if m, err := emit.ReadManifest(b); err == nil && m.Tools["clang"] != "" {
+				tools["clang"] = m.Tools["clang"]
+			}
+		}
+	}
 	if !o.SkipHIPCheck {
 		if tc.Clang, err = compile.FindClang(ctx); err != nil {
 			return nil, err

@@ -2,8 +2,8 @@
 
 /*
 Package generated holds kgen's committed output: HIP sources, SPIR-V
-// blobs, this variant table and manifest.json. Never edited by hand: run
-// `go generate ./...` (or `go run ./cmd/gen`).
+blobs, this variant table and manifest.json. Never edited by hand: run
+`go generate ./...` (or `go run ./cmd/gen`).
 */
 package generated
 

@@ -65,6 +65,11 @@ Exit codes: 0 ok; 1 drift, compile or verification failure; 2 invalid input
 	cmd.PersistentFlags().StringVar(&f.cacheDir, "cache", "", "compile cache directory (default $KGEN_CACHE or ~/.cache/kgen)")
 	cmd.PersistentFlags().IntVarP(&f.jobs, "jobs", "j", 0, "parallel compiles (default: all cores)")
 	cmd.AddCommand(newListCmd(f), newVerifyCmd(), newExplainCmd(), newBenchCmd())
+	// Bad flags and stray arguments are invalid input: exit 2.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{2, err} })
+	for _, c := range append(cmd.Commands(), cmd) {
+		c.Args = noArgs
+	}
 	return cmd
 }
 
@@ -140,4 +145,12 @@ func printChange(w interface{ Write([]byte) (int, error) }, c sync.Change) {
 
 func isText(p string) bool {
 	return !strings.HasSuffix(p, ".spv")
+}
+
+// noArgs is cobra.NoArgs with exit code 2.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if err := cobra.NoArgs(cmd, args); err != nil {
+		return &exitError{2, err}
+	}
+	return nil
 }
