@@ -135,7 +135,7 @@ func Write(dir string, want map[string][]byte) (written, removed int, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer os.RemoveAll(stage) // after a swap this holds the old tree
+	defer os.RemoveAll(stage)  // after a swap this holds the old tree
 	mode := os.FileMode(0o755) // MkdirTemp makes 0700; keep generated/'s own mode
 	if st, err := os.Stat(dir); err == nil {
 		mode = st.Mode().Perm()
