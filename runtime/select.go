@@ -84,6 +84,11 @@ type Candidate struct {
 // Choice is Select's answer.
 type Choice struct {
 	Variant *table.Variant
+	// Heuristic is the spec rules' pick (Variant, unless a tuned pick or an
+	// override replaced it).
+	Heuristic *table.Variant
+	// TuneEntry is the tuning measurement behind a tuned pick.
+	TuneEntry *TuneEntry
 	Op      Op
 	Device  Device
 	// Reasons says why this variant won.
@@ -335,8 +340,32 @@ var ErrForce = errors.New("KGEN_FORCE")
 // Select picks the variant for op on dev: it applies the family's outside
 // rules, then each variant's eligibility rules and device limits, then the
 // arch's and family's preference keys. Overrides come from KGEN_FORCE.
+// A valid entry of the tuning cache ($KGEN_TUNE_CACHE; see Tune) replaces
+// the heuristic pick.
 func Select(dev Device, op Op) (*Choice, error) {
-	return SelectWith(dev, op, Force())
+	ch, err := SelectWith(dev, op, Force())
+	if err != nil || ch.Forced != "" {
+		return ch, err
+	}
+	ch.applyTuned(activeTuneCache())
+	return ch, nil
+}
+
+// applyTuned switches to the tuned winner when the cache has a valid entry.
+func (ch *Choice) applyTuned(c *TuneCache) {
+	var eligible []Candidate
+	for _, x := range ch.Candidates {
+		if x.Excluded == "" {
+			eligible = append(eligible, x)
+		}
+	}
+	cand, e := c.lookup(ch.Device, ch.Op, eligible)
+	if cand == nil {
+		return
+	}
+	ch.Variant, ch.Tuned, ch.TuneEntry = cand.Variant, true, e
+	ch.Reasons = append([]string{fmt.Sprintf("tuned on %s: %.1f us, fastest of %d timed (heuristic pick %s: %.1f us)",
+		e.Device, e.US, e.Candidates, e.Heuristic, e.HeurUS)}, ch.Reasons...)
 }
 
 // SelectWith is Select with an explicit override (nil: none).
@@ -401,7 +430,7 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 		return eligible[i].Variant.Name < eligible[j].Variant.Name
 	})
 	win := eligible[0]
-	ch := &Choice{Variant: win.Variant, Op: op, Device: dev, Forced: forced, Candidates: append(eligible, excluded...)}
+	ch := &Choice{Variant: win.Variant, Heuristic: win.Variant, Op: op, Device: dev, Forced: forced, Candidates: append(eligible, excluded...)}
 	ch.Reasons = reasons(win, eligible, fam, dev)
 	if forced != "" {
 		ch.Reasons = append([]string{"KGEN_FORCE=" + forced + " narrowed the candidates"}, ch.Reasons...)
@@ -483,7 +512,7 @@ func (c *Choice) LostBy(cand Candidate) string {
 	rs := append(append([]table.Rule{}, archPrefer(c.Device.Arch, c.Op.Family)...), fam.Prefer...)
 	var win Candidate
 	for _, x := range c.Candidates {
-		if x.Variant == c.Variant {
+		if x.Variant == c.Heuristic {
 			win = x
 		}
 	}

@@ -17,6 +17,7 @@ import (
 func newBenchCmd() *cobra.Command {
 	var arch, module, shapes, dtypes, out string
 	var reps int
+	var tunePath string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time the heuristic and the tuned GEMV pick per suite shape on a GPU (CUDA driver API)",
@@ -53,17 +54,27 @@ bench/cublas.py measures cuBLAS and copy bandwidth for the same cases.`,
 			}
 			info := ctx.Info()
 			dev.Name, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.ComputeUnits, info.MaxThreadsPerBlock
-			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps}
-			rng := rand.New(rand.NewPCG(7, 11))
+			dev.Driver = info.DriverString()
+			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11))}
+			defer r.Close()
+			cache, note := kruntime.LoadTuneCache(tunePath)
+			if note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
+			}
 			var results []*bench.Result
 			for _, c := range suite.Cases(strings.Split(dtypes, ",")) {
-				res, err := r.Run(c, rng)
+				res, err := r.Run(c, cache)
 				if err != nil {
 					return fmt.Errorf("%s/%s m=%d %s: %w", c.Model, c.Layer, c.M, c.Dtype, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%-12s %-8s %6dx%-6d m=%d %-13s heuristic %-28s %8.1f us  tuned %-28s %8.1f us %6.0f GB/s\n",
 					c.Model, c.Layer, c.N, c.K, c.M, c.Dtype, res.Heuristic, res.HeuristicUS, res.Tuned, res.TunedUS, res.TunedGBps)
 				results = append(results, res)
+			}
+			if tunePath != "" {
+				if err := cache.Save(tunePath); err != nil {
+					return err
+				}
 			}
 			b, _ := json.MarshalIndent(map[string]any{"device": info.Name, "driver": info.DriverString(), "arch": arch, "results": results}, "", " ")
 			return os.WriteFile(out, b, 0o644)
@@ -75,5 +86,6 @@ bench/cublas.py measures cuBLAS and copy bandwidth for the same cases.`,
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&out, "out", "bench.json", "JSON output")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	cmd.Flags().StringVar(&tunePath, "tune-cache", "", "also record the tuned picks in this tuning cache file")
 	return cmd
 }

@@ -66,6 +66,16 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 				return err
 			}
 			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.Params)
+			if ch.Tuned {
+				fmt.Fprintf(w, "  tuned pick: %s; heuristic pick: %s\n", ch.Variant.Name, ch.Heuristic.Name)
+			} else if es := kruntime.ActiveTuneCache().ForArch(dev.Arch, op); len(es) > 0 && !useDevice {
+				fmt.Fprintf(w, "  heuristic pick; tuned picks recorded for %s devices in %s:\n", dev.Arch, kruntime.DefaultTuneCachePath())
+				for _, e := range es {
+					fmt.Fprintf(w, "    %s (%s): %s %.1f us, heuristic %s %.1f us\n", e.Device, e.Driver, e.Variant, e.US, e.Heuristic, e.HeurUS)
+				}
+			} else {
+				fmt.Fprintf(w, "  heuristic pick (no tuning entry for this device and op in %s)\n", kruntime.DefaultTuneCachePath())
+			}
 			for _, r := range ch.Reasons {
 				fmt.Fprintf(w, "  - %s\n", r)
 			}
@@ -80,6 +90,10 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 			fmt.Fprintf(w, "other candidates: %d eligible, %d excluded\n", eligible-1, excluded)
 			for _, c := range ch.Candidates {
 				if c.Variant == ch.Variant {
+					continue
+				}
+				if c.Variant == ch.Heuristic {
+					fmt.Fprintf(w, "  %s: the heuristic pick, replaced by the tuned one\n", c.Variant.Name)
 					continue
 				}
 				fmt.Fprintf(w, "  %s: %s\n", c.Variant.Name, ch.LostBy(c))

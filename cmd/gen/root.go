@@ -64,7 +64,7 @@ Exit codes: 0 ok; 1 drift, compile or verification failure; 2 invalid input
 	cmd.PersistentFlags().StringVar(&f.root, "root", "", "module root (default: found from the working directory)")
 	cmd.PersistentFlags().StringVar(&f.cacheDir, "cache", "", "compile cache directory (default $KGEN_CACHE or ~/.cache/kgen)")
 	cmd.PersistentFlags().IntVarP(&f.jobs, "jobs", "j", 0, "parallel compiles (default: all cores)")
-	cmd.AddCommand(newListCmd(f), newVerifyCmd(), newExplainCmd(), newBenchCmd())
+	cmd.AddCommand(newListCmd(f), newVerifyCmd(), newExplainCmd(), newBenchCmd(), newTuneCmd())
 	// Bad flags and stray arguments are invalid input: exit 2.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{2, err} })
 	for _, c := range append(cmd.Commands(), cmd) {

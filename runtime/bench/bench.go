@@ -6,7 +6,6 @@ package bench
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -83,132 +82,160 @@ type Result struct {
 	Candidates    int     `json:"candidates"`
 	TunedGBps     float64 `json:"tuned_gbps"`
 	HeuristicGBps float64 `json:"heuristic_gbps"`
+	TuneSeconds   float64 `json:"tune_seconds"`
 }
 
-// Runner times variants of one HIP-source arch on a driver context.
+// Runner times variants of one HIP-source arch on a driver context. It is
+// a runtime.Timer: buffers are set up once per op and reused for every
+// candidate of that op.
 type Runner struct {
 	Ctx  *driver.Context
 	Mod  *driver.Module
 	Dev  kruntime.Device
 	Reps int
-	Log  io.Writer
+	Rng  *rand.Rand
+
+	op   kruntime.Op
+	bufs *opBuffers
+}
+
+type opBuffers struct {
+	ws                            []driver.Ptr
+	x, scale, y, partial, counter driver.Ptr
+	wbytes                        int64
 }
 
 // rotation is how many weight copies keep a case streaming from HBM.
 func rotation(wbytes int64) int {
 	const target = 512 << 20 // well past the 50 MB L2
 	r := int((target + wbytes - 1) / wbytes)
-	if r < 1 {
-		r = 1
-	}
-	if r > 64 {
-		r = 64
-	}
-	return r
+	return min(max(r, 1), 64)
 }
 
-// Run times one case: the heuristic pick and every eligible candidate with
-// the widest pack (the tuned pick is the fastest of them).
-func (r *Runner) Run(c Case, rng *rand.Rand) (*Result, error) {
-	op := kruntime.Op{Family: "gemv", Dtype: c.Dtype, M: c.M, N: c.N, K: c.K}
-	ch, err := kruntime.SelectWith(r.Dev, op, nil)
-	if err != nil {
-		return nil, err
-	}
-	var dt table.Dtype
+func dtypeOf(name string) table.Dtype {
 	for _, d := range kruntime.Dtypes() {
-		if d.Name == c.Dtype {
-			dt = d
+		if d.Name == name {
+			return d
 		}
 	}
-	wbytes := int64(c.N) * int64(c.K) * int64(dt.WeightBytes)
-	res := &Result{Case: c, WeightBytes: wbytes, Bytes: wbytes + int64(c.M*c.K*dt.ActBytes) + int64(4*c.M*c.N), Heuristic: ch.Variant.Name}
-	rot := rotation(wbytes)
-	ws := make([]driver.Ptr, rot)
-	for i := range ws {
-		if ws[i], err = r.Ctx.Alloc(int(wbytes)); err != nil {
-			return nil, err
+	return table.Dtype{}
+}
+
+// Close frees the current op's buffers.
+func (r *Runner) Close() { r.free() }
+
+func (r *Runner) free() {
+	if r.bufs == nil {
+		return
+	}
+	for _, w := range r.bufs.ws {
+		r.Ctx.Free(w)
+	}
+	for _, p := range []driver.Ptr{r.bufs.x, r.bufs.scale, r.bufs.y, r.bufs.partial, r.bufs.counter} {
+		r.Ctx.Free(p)
+	}
+	r.bufs = nil
+}
+
+// prepare allocates rotated weights and the other buffers for op, filled
+// with random bytes (never zeros; fp8 NaN patterns masked out).
+func (r *Runner) prepare(op kruntime.Op) error {
+	if r.bufs != nil && r.op == op {
+		return nil
+	}
+	r.free()
+	dt := dtypeOf(op.Dtype)
+	b := &opBuffers{wbytes: int64(op.N) * int64(op.K) * int64(dt.WeightBytes)}
+	r.bufs, r.op = b, op
+	random := func(n int) []byte {
+		buf := make([]byte, n)
+		for i := range buf {
+			buf[i] = byte(r.Rng.IntN(256)) & 0x3F
 		}
-		defer r.Ctx.Free(ws[i])
+		return buf
 	}
-	// Random bits (never zeros); for fp8 avoid NaN patterns by masking.
-	buf := make([]byte, wbytes)
-	for i := range buf {
-		buf[i] = byte(rng.IntN(256)) & 0x3F
-	}
-	for i := range ws {
-		if err := r.Ctx.Upload(ws[i], buf); err != nil {
-			return nil, err
+	wdata := random(int(b.wbytes))
+	for i := 0; i < rotation(b.wbytes); i++ {
+		w, err := r.Ctx.Alloc(int(b.wbytes))
+		if err != nil {
+			return err
+		}
+		b.ws = append(b.ws, w)
+		if err := r.Ctx.Upload(w, wdata); err != nil {
+			return err
 		}
 	}
-	xb := make([]byte, c.M*c.K*dt.ActBytes)
-	for i := range xb {
-		xb[i] = byte(rng.IntN(256)) & 0x3F
+	var err error
+	alloc := func(n int) driver.Ptr {
+		if err != nil {
+			return 0
+		}
+		var p driver.Ptr
+		p, err = r.Ctx.Alloc(max(n, 16))
+		return p
 	}
-	x, err := r.Ctx.Alloc(len(xb))
+	b.x, b.scale, b.y = alloc(op.M*op.K*dt.ActBytes), alloc(4*op.N), alloc(4*op.M*op.N)
+	b.partial, b.counter = alloc(4*8*op.M*op.N), alloc(4*op.N)
+	if err != nil {
+		return err
+	}
+	if err := r.Ctx.Upload(b.x, random(op.M*op.K*dt.ActBytes)); err != nil {
+		return err
+	}
+	if err := r.Ctx.Memset32(b.scale, 0x3F800000, op.N); err != nil {
+		return err
+	}
+	return r.Ctx.Memset32(b.counter, 0, op.N)
+}
+
+// Time implements runtime.Timer: the median over Reps of one launch per
+// weight copy, divided by the copies.
+func (r *Runner) Time(v *table.Variant, op kruntime.Op) (float64, error) {
+	if err := r.prepare(op); err != nil {
+		return 0, err
+	}
+	l, err := kruntime.PlanGEMV(v, r.Dev, op.M, op.N, op.K)
+	if err != nil {
+		return 0, err
+	}
+	fn, err := r.Mod.Function(v.Name)
+	if err != nil {
+		return 0, err
+	}
+	b := r.bufs
+	launch := func() error {
+		for _, w := range b.ws {
+			if err := r.Ctx.Launch(fn, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0, w, b.x, b.scale, b.y, b.partial, b.counter,
+				int32(op.M), int32(op.N), int32(op.K)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := r.Ctx.Time(3, launch); err != nil { // warm-up
+		return 0, err
+	}
+	ts, err := r.Ctx.Time(r.Reps, launch)
+	if err != nil {
+		return 0, err
+	}
+	sort.Float64s(ts)
+	return ts[len(ts)/2] / float64(len(b.ws)), nil
+}
+
+// Run times one case through runtime.Tune (heuristic pick and the
+// candidates Tune sweeps) and records the result, tuning cache included.
+func (r *Runner) Run(c Case, cache *kruntime.TuneCache) (*Result, error) {
+	op := kruntime.Op{Family: "gemv", Dtype: c.Dtype, M: c.M, N: c.N, K: c.K}
+	trs, err := kruntime.Tune(r, r.Dev, []kruntime.Op{op}, cache)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Ctx.Free(x)
-	if err := r.Ctx.Upload(x, xb); err != nil {
-		return nil, err
-	}
-	alloc := func(n int) (driver.Ptr, error) { return r.Ctx.Alloc(max(n, 16)) }
-	scale, _ := alloc(4 * c.N)
-	y, _ := alloc(4 * c.M * c.N)
-	partial, _ := alloc(4 * 8 * c.M * c.N)
-	counter, _ := alloc(4 * c.N)
-	defer func() { r.Ctx.Free(scale); r.Ctx.Free(y); r.Ctx.Free(partial); r.Ctx.Free(counter) }()
-	r.Ctx.Memset32(scale, 0x3F800000, c.N)
-	r.Ctx.Memset32(counter, 0, c.N)
-
-	timeVariant := func(v *table.Variant) (float64, error) {
-		l, err := kruntime.PlanGEMV(v, r.Dev, c.M, c.N, c.K)
-		if err != nil {
-			return 0, err
-		}
-		fn, err := r.Mod.Function(v.Name)
-		if err != nil {
-			return 0, err
-		}
-		launch := func() error {
-			for _, w := range ws {
-				if err := r.Ctx.Launch(fn, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0, w, x, scale, y, partial, counter, int32(c.M), int32(c.N), int32(c.K)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if _, err := r.Ctx.Time(3, launch); err != nil { // warm-up
-			return 0, err
-		}
-		ts, err := r.Ctx.Time(r.Reps, launch)
-		if err != nil {
-			return 0, err
-		}
-		sort.Float64s(ts)
-		return ts[len(ts)/2] / float64(len(ws)), nil
-	}
-	if res.HeuristicUS, err = timeVariant(ch.Variant); err != nil {
-		return nil, fmt.Errorf("%s: %w", ch.Variant.Name, err)
-	}
-	res.Tuned, res.TunedUS = res.Heuristic, res.HeuristicUS
-	maxPack := ch.Variant.IntParam("pack")
-	for _, cand := range ch.Candidates {
-		v := cand.Variant
-		if cand.Excluded != "" || v == ch.Variant || v.IntParam("pack") != maxPack || v.IntParam("tokens") != ch.Variant.IntParam("tokens") {
-			continue
-		}
-		res.Candidates++
-		us, err := timeVariant(v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", v.Name, err)
-		}
-		if us < res.TunedUS {
-			res.Tuned, res.TunedUS = v.Name, us
-		}
-	}
-	res.Candidates++
+	e := trs[0].Entry
+	dt := dtypeOf(c.Dtype)
+	wbytes := int64(c.N) * int64(c.K) * int64(dt.WeightBytes)
+	res := &Result{Case: c, WeightBytes: wbytes, Bytes: wbytes + int64(c.M*c.K*dt.ActBytes) + int64(4*c.M*c.N),
+		Heuristic: e.Heuristic, HeuristicUS: e.HeurUS, Tuned: e.Variant, TunedUS: e.US, Candidates: e.Candidates, TuneSeconds: trs[0].Elapsed.Seconds()}
 	res.TunedGBps = float64(res.Bytes) / res.TunedUS / 1e3
 	res.HeuristicGBps = float64(res.Bytes) / res.HeuristicUS / 1e3
 	return res, nil

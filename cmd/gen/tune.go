@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/bench"
+	"github.com/kgen-dev/kgen/runtime/driver"
+)
+
+func newTuneCmd() *cobra.Command {
+	var arch, module, shapes, dtypes, cachePath string
+	var reps int
+	cmd := &cobra.Command{
+		Use:   "tune",
+		Short: "Time the eligible variants on this GPU and record the fastest per op in the tuning cache",
+		Long: `tune runs runtime.Tune for every op of a shape suite on the local GPU (CUDA
+driver API): the heuristic pick and every eligible candidate with its pack and
+tokens are timed, and the fastest is written to the tuning cache, keyed by
+device, driver, op and the winner's artifact hash. runtime.Select (and so
+gen explain --device, and engines using the runtime) then use the tuned pick;
+stale or corrupt entries are ignored and rewritten. It reports how long
+tuning took and how many calls it takes to pay for itself.`,
+		Example: `  gen tune --arch sm90 --module gemv_sm90.cubin --dtypes bf16
+  KGEN_TUNE_CACHE=/tmp/tune.json gen tune --shapes bench/decode-shapes.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			suite, err := bench.LoadSuite(shapes)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			image, err := os.ReadFile(module)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			ctx, err := driver.Open(driver.CUDA, 0)
+			if err != nil {
+				return &exitError{3, err}
+			}
+			defer ctx.Close()
+			mod, err := ctx.LoadModule(image)
+			if err != nil {
+				return err
+			}
+			dev, err := kruntime.ArchDevice(arch)
+			if err != nil {
+				return &exitError{2, err}
+			}
+			info := ctx.Info()
+			dev.Name, dev.Driver, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.DriverString(), info.ComputeUnits, info.MaxThreadsPerBlock
+			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(3, 5))}
+			defer r.Close()
+			cache, note := kruntime.LoadTuneCache(cachePath)
+			if note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
+			}
+			w := cmd.OutOrStdout()
+			start := time.Now()
+			var saved float64
+			ops := 0
+			for _, c := range suite.Cases(strings.Split(dtypes, ",")) {
+				op := kruntime.Op{Family: "gemv", Dtype: c.Dtype, M: c.M, N: c.N, K: c.K}
+				trs, err := kruntime.Tune(r, dev, []kruntime.Op{op}, cache)
+				if err != nil {
+					return err
+				}
+				e := trs[0].Entry
+				saved += e.HeurUS - e.US
+				ops++
+				fmt.Fprintf(w, "%-34s %-28s %8.1f us (heuristic %-28s %8.1f us) %d timed in %s\n", op, e.Variant, e.US, e.Heuristic, e.HeurUS, e.Candidates, trs[0].Elapsed.Round(time.Millisecond))
+			}
+			if err := cache.Save(cachePath); err != nil {
+				return err
+			}
+			el := time.Since(start)
+			fmt.Fprintf(w, "tuned %d ops on %s in %s; wrote %s\n", ops, dev.Name, el.Round(time.Millisecond), cachePath)
+			if saved > 0 {
+				fmt.Fprintf(w, "the tuned picks save %.1f us per pass over these ops: tuning pays for itself after %.0f passes (decode steps)\n", saved, el.Seconds()*1e6/saved)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&arch, "arch", "sm90", "HIP-source arch of the module")
+	cmd.Flags().StringVar(&module, "module", "", "compiled module of generated/hip/gemv_<arch>.hip")
+	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "shape suite")
+	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16", "comma-separated dtypes")
+	cmd.Flags().StringVar(&cachePath, "cache", kruntime.DefaultTuneCachePath(), "tuning cache file")
+	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	return cmd
+}

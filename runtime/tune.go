@@ -1,0 +1,243 @@
+package runtime
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+// Timer times one variant serving one op on the actual device, in
+// microseconds (median of repeated GPU-timed launches).
+type Timer interface {
+	Time(v *table.Variant, op Op) (float64, error)
+}
+
+// TuneEntry is one tuned op: the winner and what it beat.
+type TuneEntry struct {
+	Device     string  `json:"device"`
+	Driver     string  `json:"driver"`
+	Op         string  `json:"op"`
+	Variant    string  `json:"variant"`
+	Arch       string  `json:"arch"`
+	SHA256     string  `json:"sha256"` // the winner's artifact hash when tuned
+	US         float64 `json:"us"`
+	Heuristic  string  `json:"heuristic"`
+	HeurUS     float64 `json:"heuristic_us"`
+	Candidates int     `json:"candidates"`
+}
+
+// TuneCache maps (device, driver, op) to the fastest variant measured.
+// Entries whose variant is gone, whose artifact hash changed, or which are
+// no longer eligible are ignored (and replaced by the next Tune); a file
+// that does not parse is ignored whole, never trusted.
+type TuneCache struct {
+	Version int                   `json:"version"`
+	Entries map[string]*TuneEntry `json:"entries"`
+	mu      sync.Mutex
+}
+
+const tuneVersion = 1
+
+// TuneCacheEnv names the tuning cache file; "off" disables tuned picks.
+const TuneCacheEnv = "KGEN_TUNE_CACHE"
+
+// DefaultTuneCachePath is $KGEN_TUNE_CACHE, else <user cache dir>/kgen/tune.json.
+func DefaultTuneCachePath() string {
+	if p := os.Getenv(TuneCacheEnv); p != "" {
+		return p
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "kgen", "tune.json")
+	}
+	return filepath.Join(os.TempDir(), "kgen-tune.json")
+}
+
+func tuneKey(dev Device, op Op) string {
+	return fmt.Sprintf("%s|%s|%s/%s|%s", dev.Name, dev.Driver, dev.Backend, dev.Arch, op)
+}
+
+// LoadTuneCache reads a cache file; a missing or corrupt file gives an
+// empty cache (the second result says why it was discarded, if it was).
+func LoadTuneCache(path string) (*TuneCache, string) {
+	c := &TuneCache{Version: tuneVersion, Entries: map[string]*TuneEntry{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, ""
+	}
+	var f TuneCache
+	if err := json.Unmarshal(b, &f); err != nil {
+		return c, fmt.Sprintf("%s: not a tune cache (%v); ignoring it", path, err)
+	}
+	if f.Version != tuneVersion {
+		return c, fmt.Sprintf("%s: version %d, want %d; ignoring it", path, f.Version, tuneVersion)
+	}
+	for k, e := range f.Entries {
+		if e != nil {
+			c.Entries[k] = e
+		}
+	}
+	return c, ""
+}
+
+// Save writes the cache atomically (temp file, rename).
+func (c *TuneCache) Save(path string) error {
+	c.mu.Lock()
+	b, err := json.MarshalIndent(c, "", " ")
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tune-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// lookup returns the tuned entry for op on dev if it is still valid: the
+// variant exists in the table with the same artifact hash and is eligible.
+func (c *TuneCache) lookup(dev Device, op Op, eligible []Candidate) (*Candidate, *TuneEntry) {
+	if c == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	e := c.Entries[tuneKey(dev, op)]
+	c.mu.Unlock()
+	if e == nil {
+		return nil, nil
+	}
+	for i := range eligible {
+		v := eligible[i].Variant
+		if v.Name == e.Variant && v.Arch == e.Arch && v.SHA256 == e.SHA256 {
+			return &eligible[i], e
+		}
+	}
+	return nil, nil // stale: the table changed or the variant no longer serves this op
+}
+
+var (
+	tuneMu     sync.Mutex
+	tuneLoaded bool
+	tuneCache  *TuneCache
+)
+
+// UseTuneCache sets the cache Select consults (nil: none).
+func UseTuneCache(c *TuneCache) {
+	tuneMu.Lock()
+	defer tuneMu.Unlock()
+	tuneCache, tuneLoaded = c, true
+}
+
+// activeTuneCache loads the default cache once, unless disabled.
+func activeTuneCache() *TuneCache {
+	tuneMu.Lock()
+	defer tuneMu.Unlock()
+	if !tuneLoaded {
+		tuneLoaded = true
+		if os.Getenv(TuneCacheEnv) != "off" {
+			tuneCache, _ = LoadTuneCache(DefaultTuneCachePath())
+		}
+	}
+	return tuneCache
+}
+
+// TuneResult reports one tuned op.
+type TuneResult struct {
+	Op        Op
+	Entry     *TuneEntry
+	Timed     int
+	Elapsed   time.Duration
+	Heuristic *table.Variant
+}
+
+// Tune times the heuristic pick and every eligible candidate sharing its
+// pack and tokens (rows, tile and workgroup swept: the axes the heuristic
+// gets wrong most) for each op, and records the winner in the cache.
+func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error) {
+	var out []TuneResult
+	for _, op := range ops {
+		start := time.Now()
+		ch, err := SelectWith(dev, op, nil)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", op, err)
+		}
+		h := ch.Heuristic
+		hus, err := t.Time(h, op)
+		if err != nil {
+			return out, fmt.Errorf("%s %s: %w", op, h.Name, err)
+		}
+		best, bus, n := h, hus, 1
+		for _, c := range ch.Candidates {
+			v := c.Variant
+			if c.Excluded != "" || v == h || v.Param("pack") != h.Param("pack") || v.Param("tokens") != h.Param("tokens") {
+				continue
+			}
+			us, err := t.Time(v, op)
+			if err != nil {
+				return out, fmt.Errorf("%s %s: %w", op, v.Name, err)
+			}
+			n++
+			if us < bus {
+				best, bus = v, us
+			}
+		}
+		e := &TuneEntry{Device: dev.Name, Driver: dev.Driver, Op: op.String(), Variant: best.Name, Arch: best.Arch, SHA256: best.SHA256,
+			US: bus, Heuristic: h.Name, HeurUS: hus, Candidates: n}
+		if cache != nil {
+			cache.mu.Lock()
+			cache.Entries[tuneKey(dev, op)] = e
+			cache.mu.Unlock()
+		}
+		out = append(out, TuneResult{Op: op, Entry: e, Timed: n, Elapsed: time.Since(start), Heuristic: h})
+	}
+	return out, nil
+}
+
+// SortedKeys lists the cache's keys (for printing).
+func (c *TuneCache) SortedKeys() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ks := make([]string, 0, len(c.Entries))
+	for k := range c.Entries {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// ForArch lists entries tuned for an arch and op on any device, for
+// explaining an arch without its device at hand.
+func (c *TuneCache) ForArch(arch string, op Op) []*TuneEntry {
+	if c == nil {
+		return nil
+	}
+	var out []*TuneEntry
+	for _, k := range c.SortedKeys() {
+		e := c.Entries[k]
+		if e.Arch == arch && e.Op == op.String() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// ActiveTuneCache is the cache Select consults (nil when disabled).
+func ActiveTuneCache() *TuneCache { return activeTuneCache() }
