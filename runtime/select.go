@@ -89,8 +89,8 @@ type Choice struct {
 	Heuristic *table.Variant
 	// TuneEntry is the tuning measurement behind a tuned pick.
 	TuneEntry *TuneEntry
-	Op      Op
-	Device  Device
+	Op        Op
+	Device    Device
 	// Reasons says why this variant won.
 	Reasons []string
 	// Candidates lists every variant considered, winner first, then the
