@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -47,17 +48,23 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
+func run(args []string) int { return runIO(args, os.Stdout, os.Stderr) }
+
+// runIO is run with its output streams given, so tests can run gen in
+// process and read what it printed.
+func runIO(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
 	err := cmd.ExecuteContext(ctx)
 	code := exitCode(err)
 	if err != nil {
 		var ee *exitError
 		if !(errors.As(err, &ee) && ee.err == errSilent) {
-			fmt.Fprintln(os.Stderr, "gen: "+err.Error())
+			fmt.Fprintln(stderr, "gen: "+err.Error())
 		}
 	}
 	return code
