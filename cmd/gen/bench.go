@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,80 +13,123 @@ import (
 	kruntime "github.com/kgen-dev/kgen/runtime"
 	"github.com/kgen-dev/kgen/runtime/bench"
 	"github.com/kgen-dev/kgen/runtime/driver"
+	"github.com/kgen-dev/kgen/runtime/verify"
+	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
 func newBenchCmd() *cobra.Command {
-	var arch, module, shapes, dtypes, out string
+	var backend, arch, module, shapes, dtypes, out, tunePath string
 	var reps int
-	var tunePath string
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Time the heuristic and the tuned GEMV pick per suite shape on a GPU (CUDA driver API)",
+		Short: "Time the heuristic and the tuned GEMV pick per suite shape on a GPU",
 		Long: `bench times, for every shape of a decode-shapes.yaml suite, every token
-count and dtype, the variant runtime.Select picks (heuristic) and every other
-eligible variant with the same pack and tokens (the fastest is the tuned
-pick): median of --reps GPU-event timings, weights rotated across buffers
-(>= 512 MiB per case) so launches stream from device memory. It writes JSON;
-bench/cublas.py measures cuBLAS and copy bandwidth for the same cases.`,
+count and dtype, the variant runtime.Select picks (heuristic) and the
+candidates runtime.Tune sweeps (eligible, same pack and tokens; the fastest is
+the tuned pick): median of --reps GPU timings (CUDA events or Vulkan
+timestamps), weights rotated across buffers (>= 512 MiB per case) so launches
+stream from device memory, random data. It writes JSON; bench/cublas.py
+measures cuBLAS and copy bandwidth for the same cases in the same run.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
-  gen bench --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out bench.json`,
+  gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
+  gen bench --backend vulkan --dtypes bf16 --out vulkan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			suite, err := bench.LoadSuite(shapes)
 			if err != nil {
 				return &exitError{2, err}
 			}
-			image, err := os.ReadFile(module)
-			if err != nil {
-				return &exitError{2, err}
+			var timer kruntime.Timer
+			var dev kruntime.Device
+			switch backend {
+			case "cuda":
+				image, err := os.ReadFile(module)
+				if err != nil {
+					return &exitError{2, err}
+				}
+				ctx, err := driver.Open(driver.CUDA, 0)
+				if err != nil {
+					return &exitError{3, err}
+				}
+				defer ctx.Close()
+				mod, err := ctx.LoadModule(image)
+				if err != nil {
+					return err
+				}
+				if dev, err = kruntime.ArchDevice(arch); err != nil {
+					return &exitError{2, err}
+				}
+				info := ctx.Info()
+				dev.Name, dev.Driver, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.DriverString(), info.ComputeUnits, info.MaxThreadsPerBlock
+				r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11))}
+				defer r.Close()
+				timer = r
+			case "vulkan":
+				inst, err := vulkan.Open()
+				if err != nil {
+					if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
+						return &exitError{3, err}
+					}
+					return err
+				}
+				defer inst.Close()
+				d, err := inst.OpenDevice(0)
+				if err != nil {
+					return err
+				}
+				defer d.Close()
+				vr, err := verify.NewVulkanRunner(d)
+				if err != nil {
+					return err
+				}
+				defer vr.Close()
+				dev = vr.Device()
+				t := &bench.VulkanTimer{R: vr, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11))}
+				defer t.Close()
+				timer = t
+			default:
+				return &exitError{2, fmt.Errorf("--backend %q; allowed: cuda, vulkan", backend)}
 			}
-			ctx, err := driver.Open(driver.CUDA, 0)
-			if err != nil {
-				return &exitError{3, err}
-			}
-			defer ctx.Close()
-			mod, err := ctx.LoadModule(image)
-			if err != nil {
-				return err
-			}
-			dev, err := kruntime.ArchDevice(arch)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			info := ctx.Info()
-			dev.Name, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.ComputeUnits, info.MaxThreadsPerBlock
-			dev.Driver = info.DriverString()
-			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11))}
-			defer r.Close()
 			cache, note := kruntime.LoadTuneCache(tunePath)
 			if note != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
 			var results []*bench.Result
 			for _, c := range suite.Cases(strings.Split(dtypes, ",")) {
-				res, err := r.Run(c, cache)
+				res, err := bench.Run(timer, dev, c, cache)
 				if err != nil {
 					return fmt.Errorf("%s/%s m=%d %s: %w", c.Model, c.Layer, c.M, c.Dtype, err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%-12s %-8s %6dx%-6d m=%d %-13s heuristic %-28s %8.1f us  tuned %-28s %8.1f us %6.0f GB/s\n",
 					c.Model, c.Layer, c.N, c.K, c.M, c.Dtype, res.Heuristic, res.HeuristicUS, res.Tuned, res.TunedUS, res.TunedGBps)
 				results = append(results, res)
+				if err := writeBench(out, dev, backend, results); err != nil { // after each case: a cut-short run keeps its numbers
+					return err
+				}
 			}
 			if tunePath != "" {
 				if err := cache.Save(tunePath); err != nil {
 					return err
 				}
 			}
-			b, _ := json.MarshalIndent(map[string]any{"device": info.Name, "driver": info.DriverString(), "arch": arch, "results": results}, "", " ")
-			return os.WriteFile(out, b, 0o644)
+			return writeBench(out, dev, backend, results)
 		},
 	}
-	cmd.Flags().StringVar(&arch, "arch", "sm90", "HIP-source arch of the module")
-	cmd.Flags().StringVar(&module, "module", "", "compiled module of generated/hip/gemv_<arch>.hip")
+	cmd.Flags().StringVar(&backend, "backend", "cuda", "cuda (HIP sources through nvcc) or vulkan (SPIR-V)")
+	cmd.Flags().StringVar(&arch, "arch", "sm90", "cuda: HIP-source arch of the module")
+	cmd.Flags().StringVar(&module, "module", "", "cuda: compiled module of generated/hip/gemv_<arch>.hip")
 	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "shape suite")
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&out, "out", "bench.json", "JSON output")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
 	cmd.Flags().StringVar(&tunePath, "tune-cache", "", "also record the tuned picks in this tuning cache file")
 	return cmd
+}
+
+func writeBench(path string, dev kruntime.Device, backend string, results []*bench.Result) error {
+	b, err := json.MarshalIndent(map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "results": results}, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }

@@ -223,11 +223,11 @@ func (r *Runner) Time(v *table.Variant, op kruntime.Op) (float64, error) {
 	return ts[len(ts)/2] / float64(len(b.ws)), nil
 }
 
-// Run times one case through runtime.Tune (heuristic pick and the
+// Run times one case on a timer through runtime.Tune (heuristic pick and the
 // candidates Tune sweeps) and records the result, tuning cache included.
-func (r *Runner) Run(c Case, cache *kruntime.TuneCache) (*Result, error) {
+func Run(t kruntime.Timer, dev kruntime.Device, c Case, cache *kruntime.TuneCache) (*Result, error) {
 	op := kruntime.Op{Family: "gemv", Dtype: c.Dtype, M: c.M, N: c.N, K: c.K}
-	trs, err := kruntime.Tune(r, r.Dev, []kruntime.Op{op}, cache)
+	trs, err := kruntime.Tune(t, dev, []kruntime.Op{op}, cache)
 	if err != nil {
 		return nil, err
 	}
