@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,9 +11,7 @@ import (
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
 	"github.com/kgen-dev/kgen/runtime/bench"
-	"github.com/kgen-dev/kgen/runtime/driver"
 	"github.com/kgen-dev/kgen/runtime/verify"
-	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -43,41 +40,21 @@ measures cuBLAS and copy bandwidth for the same cases in the same run.`,
 			var dev kruntime.Device
 			switch backend {
 			case "cuda":
-				image, err := os.ReadFile(module)
-				if err != nil {
-					return &exitError{2, err}
-				}
-				ctx, err := driver.Open(driver.CUDA, 0)
-				if err != nil {
-					return &exitError{3, err}
-				}
-				defer ctx.Close()
-				mod, err := ctx.LoadModule(image)
+				ctx, mod, d, err := openCUDA(arch, module)
 				if err != nil {
 					return err
 				}
-				if dev, err = kruntime.ArchDevice(arch); err != nil {
-					return &exitError{2, err}
-				}
-				info := ctx.Info()
-				dev.Name, dev.Driver, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.DriverString(), info.ComputeUnits, info.MaxThreadsPerBlock
+				defer ctx.Close()
+				dev = d
 				r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11))}
 				defer r.Close()
 				timer = r
 			case "vulkan":
-				inst, err := vulkan.Open()
-				if err != nil {
-					if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
-						return &exitError{3, err}
-					}
-					return err
-				}
-				defer inst.Close()
-				d, err := inst.OpenDevice(0)
+				d, closeDev, err := openVulkan(0)
 				if err != nil {
 					return err
 				}
-				defer d.Close()
+				defer closeDev()
 				vr, err := verify.NewVulkanRunner(d)
 				if err != nil {
 					return err

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
-	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
 func newExplainCmd() *cobra.Command {
@@ -33,15 +32,12 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 			case useDevice && arch != "":
 				return &exitError{2, fmt.Errorf("give --arch or --device, not both")}
 			case useDevice:
-				inst, err := vulkan.Open()
+				d, closeDev, err := openVulkan(0)
 				if err != nil {
-					if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
-						return &exitError{3, err}
-					}
 					return err
 				}
-				defer inst.Close()
-				if dev, err = kruntime.VulkanDevice(inst.Devices()[0]); err != nil {
+				defer closeDev()
+				if dev, err = kruntime.VulkanDevice(d.Info()); err != nil {
 					return err
 				}
 			case arch != "":

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
 	"github.com/kgen-dev/kgen/runtime/bench"
-	"github.com/kgen-dev/kgen/runtime/driver"
 )
 
 func newTuneCmd() *cobra.Command {
@@ -35,25 +33,11 @@ tuning took and how many calls it takes to pay for itself.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			image, err := os.ReadFile(module)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			ctx, err := driver.Open(driver.CUDA, 0)
-			if err != nil {
-				return &exitError{3, err}
-			}
-			defer ctx.Close()
-			mod, err := ctx.LoadModule(image)
+			ctx, mod, dev, err := openCUDA(arch, module)
 			if err != nil {
 				return err
 			}
-			dev, err := kruntime.ArchDevice(arch)
-			if err != nil {
-				return &exitError{2, err}
-			}
-			info := ctx.Info()
-			dev.Name, dev.Driver, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.DriverString(), info.ComputeUnits, info.MaxThreadsPerBlock
+			defer ctx.Close()
 			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(3, 5))}
 			defer r.Close()
 			cache, note := kruntime.LoadTuneCache(cachePath)

@@ -10,7 +10,6 @@ import (
 	"github.com/kgen-dev/kgen/generated"
 	"github.com/kgen-dev/kgen/runtime/driver"
 	"github.com/kgen-dev/kgen/runtime/verify"
-	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
 func newVerifyCmd() *cobra.Command {
@@ -42,22 +41,11 @@ the driver. Exit 1 when any variant fails.`,
 			default:
 				return &exitError{2, fmt.Errorf("--backend %q; allowed: vulkan, cuda, hip", f.Backend)}
 			}
-			inst, err := vulkan.Open()
-			if err != nil {
-				if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
-					return &exitError{3, err}
-				}
-				return err
-			}
-			defer inst.Close()
-			if device < 0 || device >= len(inst.Devices()) {
-				return &exitError{2, fmt.Errorf("--device %d: %d Vulkan devices present", device, len(inst.Devices()))}
-			}
-			d, err := inst.OpenDevice(device)
+			d, closeDev, err := openVulkan(device)
 			if err != nil {
 				return err
 			}
-			defer d.Close()
+			defer closeDev()
 			r, err := verify.NewVulkanRunner(d)
 			if err != nil {
 				return err
