@@ -10,10 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
@@ -36,7 +38,32 @@ type Error struct {
 	Msg string
 }
 
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+// Error is one line: spec text quoted in a message cannot break it (or reach
+// a terminal as control characters).
+func (e *Error) Error() string { return e.Pos.String() + ": " + printable(e.Msg) }
+
+// printable escapes the characters of s that are not printable, as Go would
+// in a quoted string.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
+}
+
+// show prints a YAML value in a message: strings quoted.
+func show(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
 
 // Grammars for names that reach templates, file names and generated code.
 var (
@@ -44,7 +71,86 @@ var (
 	valueRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_]{0,31}$`)
 	prefixRe = regexp.MustCompile(`^[a-z]{0,4}$`)
 	pathRe   = regexp.MustCompile(`^[a-z0-9_]+(/[a-z0-9_]+)*\.(hip|comp)\.tmpl$`)
+	digitsRe = regexp.MustCompile(`^[0-9]+$`)
+	// HIP arch names are passed to the compiler (--offload-arch=NAME).
+	amdgcnRe = regexp.MustCompile(`^gfx[0-9a-z]+$`)
+	cudaRe   = regexp.MustCompile(`^sm[0-9a-z]+$`)
 )
+
+// Bounds on spec text and lists.
+const (
+	// MaxDocBytes and MaxWhyBytes bound doc and why texts, which reach
+	// comments in generated C, GLSL and Go and gen explain's output.
+	MaxDocBytes = 300
+	MaxWhyBytes = 200
+	// MaxPreferKeys bounds a family's prefer keys and an arch's for one
+	// family: the C selector holds both in a 64-entry array.
+	MaxPreferKeys = 32
+	// MaxInt bounds integer axis and derived values.
+	MaxInt = 1 << 20
+	// MaxSpecID bounds Vulkan specialization constant ids.
+	MaxSpecID = 1023
+)
+
+// badText says what is wrong with a doc, why or rule text, or "". Text is
+// one line of printable characters (no control, format or bidi characters:
+// what the reader sees is what the compiler sees), without a backslash or a
+// "??" (a line splice, or a trigraph for one, at the end of a // comment
+// would comment out the next generated line) and without "/*" or "*/" (which
+// would open or close a C comment).
+func badText(s string, max int) string {
+	if len(s) > max {
+		return fmt.Sprintf("is %d bytes; at most %d", len(s), max)
+	}
+	for i, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Sprintf("has the non-printable character %U at byte %d: want one line of printable text", r, i)
+		}
+	}
+	for _, bad := range []string{"*/", "/*", "\\", "??"} {
+		if strings.Contains(s, bad) {
+			return fmt.Sprintf("contains %q, which generated comments cannot hold", bad)
+		}
+	}
+	return ""
+}
+
+// badInt says what is wrong with an integer value (all digits), or "".
+// Integers are written in canonical form, so that a value's name fragment
+// and its number agree, and are bounded.
+func badInt(v string) string {
+	if !digitsRe.MatchString(v) {
+		return ""
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil || n > MaxInt:
+		return fmt.Sprintf("out of range 0..%d", MaxInt)
+	case strconv.Itoa(n) != v:
+		return "write integers without leading zeros"
+	}
+	return ""
+}
+
+// nonInt returns a value of parameter p (an axis or a derived parameter of
+// f) that is not an integer.
+func nonInt(f *Family, p string) (string, bool) {
+	for _, ax := range f.Axes {
+		if ax.Name == p {
+			for _, v := range ax.Values {
+				if !digitsRe.MatchString(v) {
+					return v, true
+				}
+			}
+		}
+		for _, d := range ax.Derive {
+			if v, ok := d[p]; ok && !digitsRe.MatchString(v) {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
 
 // Load reads and validates the spec under root (the templates directory).
 // File names in errors are prefixed with displayDir (e.g. "templates").
@@ -75,7 +181,7 @@ func (l *loader) display(name string) string {
 func (l *loader) read(name string, v any) error {
 	data, err := fs.ReadFile(l.root, name)
 	if err != nil {
-		return &Error{Pos{File: l.display(name)}, "cannot read: " + err.Error()}
+		return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, "cannot read: " + err.Error()}
 	}
 	if len(data) > MaxFileBytes {
 		return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, fmt.Sprintf("file is %d bytes, the limit is %d", len(data), MaxFileBytes)}
@@ -84,15 +190,25 @@ func (l *loader) read(name string, v any) error {
 		line, col := invalidUTF8Pos(data)
 		return &Error{Pos{l.display(name), line, col}, "file is not valid UTF-8"}
 	}
-	if bytes.Contains(data, []byte{0}) {
-		return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, "file contains a NUL byte"}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		line, col := bytePos(data, i)
+		return &Error{Pos{l.display(name), line, col}, "file contains a NUL byte"}
+	}
+	if bytes.HasPrefix(data, []byte("\uFEFF")) {
+		return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, "file starts with a byte order mark; save it as UTF-8 without one"}
+	}
+	// Bound the work before parsing: go-yaml's parser and decoder take
+	// time and memory that grow faster than linearly with nesting depth
+	// and with the number of keys, so a small file could exhaust both.
+	if err := checkTokens(lexer.Tokenize(string(data))); err != nil {
+		return l.yamlErr(name, err)
 	}
 	l.files[name] = data
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return l.yamlErr(name, err)
 	}
-	if err := checkAliases(f); err != nil {
+	if err := checkNodes(f); err != nil {
 		return l.yamlErr(name, err)
 	}
 	l.asts[name] = f
@@ -102,31 +218,132 @@ func (l *loader) read(name string, v any) error {
 	return nil
 }
 
-// checkAliases refuses YAML aliases: specs have no use for them, and
-// aliases of aliases are how a small file expands into a huge one.
-func checkAliases(f *ast.File) error {
-	var found ast.Node
-	for _, d := range f.Docs {
-		ast.Walk(visitorFunc(func(n ast.Node) bool {
-			if found != nil {
-				return false
-			}
-			if n.Type() == ast.AliasType || n.Type() == ast.AnchorType {
-				found = n
-				return false
-			}
-			return true
-		}), d)
+// Limits on a spec file's YAML: the real specs use a few hundred tokens and
+// nest about ten levels deep.
+const (
+	MaxTokens = 20000
+	MaxDepth  = 64
+)
+
+// checkTokens refuses token streams that are too long or nest too deep. The
+// depth counted is an upper bound of the YAML nesting: open flow collections,
+// plus the indentation levels in force, plus the block entries ("- ", "? ",
+// and ": " outside flow collections) that open nested nodes on one line.
+func checkTokens(toks token.Tokens) error {
+	if len(toks) > MaxTokens {
+		return &nodeError{toks[MaxTokens], fmt.Sprintf("more than %d YAML tokens: spec files are small", MaxTokens)}
 	}
-	if found != nil {
-		return &aliasError{tok: found.GetToken()}
+	flow, line, onLine := 0, -1, 0
+	var indents []int
+	for _, t := range toks {
+		if t.Type == token.CommentType || t.Position == nil {
+			continue
+		}
+		if t.Position.Line != line {
+			line, onLine = t.Position.Line, 0
+			if flow == 0 {
+				for len(indents) > 0 && indents[len(indents)-1] >= t.Position.Column {
+					indents = indents[:len(indents)-1]
+				}
+				indents = append(indents, t.Position.Column)
+			}
+		}
+		switch t.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+		case token.SequenceEndType, token.MappingEndType:
+			if flow > 0 {
+				flow--
+			}
+		case token.SequenceEntryType, token.MappingKeyType:
+			onLine++
+		case token.MappingValueType:
+			if flow == 0 {
+				onLine++
+			}
+		}
+		if len(indents)+onLine+flow > MaxDepth {
+			return &nodeError{t, fmt.Sprintf("nested more than %d levels deep", MaxDepth)}
+		}
 	}
 	return nil
 }
 
-type aliasError struct{ tok *token.Token }
+// checkNodes refuses what spec files have no use for and what go-yaml would
+// silently misread: more than one document, anchors and aliases (aliases of
+// aliases are how a small file expands into a huge one), merge keys, tags,
+// directives, explicit "?" keys, floats (an int field would take 32.5 as 32)
+// and mapping keys that are not strings (go-yaml drops the whole struct when
+// a struct's key is not a string).
+func checkNodes(f *ast.File) error {
+	var bad *nodeError
+	for i, d := range f.Docs {
+		if d == nil {
+			continue
+		}
+		if i > 0 {
+			tok := d.Start
+			if tok == nil && d.Body != nil {
+				tok = d.Body.GetToken()
+			}
+			if tok != nil {
+				return &nodeError{tok, "a spec file holds one YAML document; remove the second"}
+			}
+		}
+		if d.Body == nil {
+			continue
+		}
+		ast.Walk(visitorFunc(func(n ast.Node) bool {
+			if bad != nil || n == nil {
+				return false
+			}
+			msg := ""
+			switch n.Type() {
+			case ast.AliasType, ast.AnchorType:
+				msg = "YAML anchors and aliases are not allowed in spec files"
+			case ast.MergeKeyType:
+				msg = "YAML merge keys (<<) are not allowed in spec files"
+			case ast.TagType:
+				msg = "YAML tags are not allowed in spec files"
+			case ast.DirectiveType:
+				msg = "YAML directives are not allowed in spec files"
+			case ast.MappingKeyType:
+				msg = "explicit keys (\"? \") are not allowed in spec files"
+			case ast.FloatType, ast.InfinityType, ast.NanType:
+				msg = "numbers in spec files are integers"
+			case ast.MappingValueType:
+				k := n.(*ast.MappingValueNode).Key
+				switch {
+				case k == nil || k.Type() == ast.StringType || k.Type() == ast.MergeKeyType:
+				case k.Type() == ast.MappingKeyType:
+					bad = &nodeError{k.GetToken(), "explicit keys (\"? \") are not allowed in spec files"}
+				default:
+					bad = &nodeError{k.GetToken(), fmt.Sprintf("mapping key %s is not a name (quote it if it is an integer value)", k.GetToken().Value)}
+				}
+				if bad != nil {
+					return false
+				}
+			}
+			if msg != "" {
+				bad = &nodeError{n.GetToken(), msg}
+				return false
+			}
+			return true
+		}), d.Body)
+		if bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
 
-func (e *aliasError) Error() string { return "YAML anchors and aliases are not allowed in spec files" }
+// nodeError is a problem at a YAML token.
+type nodeError struct {
+	tok *token.Token
+	msg string
+}
+
+func (e *nodeError) Error() string { return e.msg }
 
 type visitorFunc func(ast.Node) bool
 
@@ -135,6 +352,14 @@ func (f visitorFunc) Visit(n ast.Node) ast.Visitor {
 		return f
 	}
 	return nil
+}
+
+// bytePos is the line and column (in runes) of data[i].
+func bytePos(data []byte, i int) (int, int) {
+	before := data[:i]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return line, col
 }
 
 func invalidUTF8Pos(data []byte) (int, int) {
@@ -163,14 +388,90 @@ func (l *loader) yamlErr(name string, err error) error {
 	var te tokErr
 	if errors.As(err, &te) && te.GetToken() != nil {
 		p := te.GetToken().Position
-		return &Error{Pos{l.display(name), p.Line, p.Column}, cleanYAMLMsg(te.GetMessage())}
+		return &Error{Pos{l.display(name), p.Line, p.Column}, typeMsg(cleanYAMLMsg(te.GetMessage()), keyAt(l.asts[name], p.Line, p.Column))}
 	}
-	var ae *aliasError
-	if errors.As(err, &ae) {
-		p := ae.tok.Position
-		return &Error{Pos{l.display(name), p.Line, p.Column}, ae.Error()}
+	var ne *nodeError
+	if errors.As(err, &ne) && ne.tok != nil && ne.tok.Position != nil {
+		p := ne.tok.Position
+		return &Error{Pos{l.display(name), p.Line, p.Column}, ne.msg}
 	}
 	return &Error{Pos{File: l.display(name), Line: 1, Col: 1}, cleanYAMLMsg(err.Error())}
+}
+
+// typeErrRe matches go-yaml's type errors (after cleanYAMLMsg), which name
+// kgen's Go types rather than the spec's keys.
+var typeErrRe = regexp.MustCompile(`^cannot use (.+?) into Go (?:struct field \S+ of type|value of type) (\S+)(.*)$`)
+
+// typeMsg rewrites a go-yaml type error in the spec's terms: the key (when
+// known) and the kinds of value wanted and found.
+func typeMsg(m, key string) string {
+	if sm := usedWhereRe.FindStringSubmatch(m); sm != nil && key != "" {
+		return fmt.Sprintf("%s: want %s, not %s", key, kind(sm[2]), kind(sm[1]))
+	}
+	sm := typeErrRe.FindStringSubmatch(m)
+	if sm == nil {
+		return m
+	}
+	found, want := sm[1], kind(sm[2])
+	if key != "" {
+		key += ": "
+	}
+	if strings.Contains(sm[3], "overflow") {
+		return fmt.Sprintf("%s%s is out of range (want %s)", key, found, want)
+	}
+	return fmt.Sprintf("%swant %s, not %s", key, want, kind(found))
+}
+
+// usedWhereRe matches go-yaml's "sequence was used where mapping is expected".
+var usedWhereRe = regexp.MustCompile(`^(\w+) was used where (\w+) is expected$`)
+
+// kind names a Go type (or a YAML node kind) the way the spec reference does.
+func kind(goType string) string {
+	switch {
+	case goType == "sequence":
+		return "a list"
+	case goType == "mapping":
+		return "a mapping"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case strings.HasPrefix(goType, "map[") || strings.Contains(goType, "spec.raw"):
+		return "a mapping"
+	case goType == "bool":
+		return "true or false"
+	case goType == "string":
+		return "a string"
+	case strings.HasPrefix(goType, "uint"):
+		return "a non-negative integer"
+	case strings.HasPrefix(goType, "int"):
+		return "an integer"
+	}
+	return goType
+}
+
+// keyAt returns the key whose value starts at line:col, or "".
+func keyAt(f *ast.File, line, col int) string {
+	if f == nil {
+		return ""
+	}
+	key := ""
+	for _, d := range f.Docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		ast.Walk(visitorFunc(func(n ast.Node) bool {
+			if key != "" || n == nil {
+				return false
+			}
+			if mv, ok := n.(*ast.MappingValueNode); ok && mv.Key != nil && mv.Value != nil {
+				if t := mv.Value.GetToken(); t != nil && t.Position != nil && t.Position.Line == line && t.Position.Column == col {
+					key = mv.Key.GetToken().Value
+					return false
+				}
+			}
+			return true
+		}), d.Body)
+	}
+	return key
 }
 
 func cleanYAMLMsg(m string) string {
@@ -359,6 +660,11 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 	if rf == nil || len(rf.Axes) == 0 {
 		return nil, &Error{here, fmt.Sprintf("family %s has no axes: a family needs at least one axis", name)}
 	}
+	if rf.Doc != "" {
+		if why := badText(rf.Doc, MaxDocBytes); why != "" {
+			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("doc") }), "doc " + why}
+		}
+	}
 	f := &Family{Name: name, Doc: rf.Doc, Templates: map[string]string{}, Pos: here}
 	if len(rf.Templates) == 0 {
 		return nil, &Error{here, fmt.Sprintf("family %s has no templates (want templates: {hip: ..., vulkan: ...})", name)}
@@ -406,13 +712,10 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 			vpos := apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("values").Index(uint(j)) })
 			v, isInt, err := scalar(rv)
 			if err != nil || !valueRe.MatchString(v) {
-				return nil, &Error{vpos, fmt.Sprintf("axis %s value %v: want an integer or a lower-case identifier", ra.Name, rv)}
+				return nil, &Error{vpos, fmt.Sprintf("axis %s value %s: want an integer or a lower-case identifier", ra.Name, show(rv))}
 			}
-			if isInt {
-				n, _ := strconv.Atoi(v)
-				if n < 0 || n > 1<<20 {
-					return nil, &Error{vpos, fmt.Sprintf("axis %s value %d out of range 0..%d", ra.Name, n, 1<<20)}
-				}
+			if why := badInt(v); why != "" {
+				return nil, &Error{vpos, fmt.Sprintf("axis %s value %s: %s", ra.Name, v, why)}
 			}
 			if seenV[v] {
 				return nil, &Error{vpos, fmt.Sprintf("axis %s lists %s twice", ra.Name, v)}
@@ -441,13 +744,16 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 				if keys == nil {
 					keys = ks
 				} else if strings.Join(ks, ",") != strings.Join(keys, ",") {
-					return nil, &Error{dpos, fmt.Sprintf("axis %s: derive for %s defines %v, others define %v (all values must define the same keys)", ra.Name, v, ks, keys)}
+					return nil, &Error{dpos, fmt.Sprintf("axis %s: derive for %s defines %q, others define %q (all values must define the same keys)", ra.Name, v, ks, keys)}
 				}
 				m := map[string]string{}
 				for _, k := range ks {
 					sv, _, err := scalar(dv[k])
 					if err != nil || !identRe.MatchString(k) || !valueRe.MatchString(sv) {
-						return nil, &Error{dpos, fmt.Sprintf("axis %s: derive %s.%s = %v: want an identifier key and an integer or identifier value", ra.Name, v, k, dv[k])}
+						return nil, &Error{dpos, fmt.Sprintf("axis %s: derive for %s: %q = %s: want an identifier key and an integer or identifier value", ra.Name, v, k, show(dv[k]))}
+					}
+					if why := badInt(sv); why != "" {
+						return nil, &Error{dpos, fmt.Sprintf("axis %s: derive for %s: %s = %s: %s", ra.Name, v, k, sv, why)}
 					}
 					m[k] = sv
 					derived[k] = true
@@ -508,11 +814,20 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 			if !params[p] || contains(f.VulkanBaked, p) {
 				return nil, &Error{vpos, fmt.Sprintf("vulkan.specialization names %q; allowed: parameters not baked (%s)", p, strings.Join(sortedKeys(params), ", "))}
 			}
+			if id > MaxSpecID {
+				return nil, &Error{vpos, fmt.Sprintf("vulkan.specialization gives %s id %d; allowed: 0..%d", p, id, MaxSpecID)}
+			}
+			if v, ok := nonInt(f, p); ok {
+				return nil, &Error{vpos, fmt.Sprintf("vulkan.specialization names %s, which takes the value %s: a specialization constant is an integer", p, v)}
+			}
 			if prev, dup := ids[id]; dup {
 				return nil, &Error{vpos, fmt.Sprintf("vulkan.specialization gives id %d to both %s and %s", id, prev, p)}
 			}
 			ids[id] = p
 			f.VulkanSpecialization = append(f.VulkanSpecialization, SpecConst{Param: p, ID: id})
+		}
+		if _, ok := rf.Vulkan.Specialization["wg"]; !ok {
+			return nil, &Error{vpos, "vulkan.specialization must bind wg: the shaders take their workgroup size from it"}
 		}
 		bound := func(p string) bool {
 			_, isSpec := rf.Vulkan.Specialization[p]
@@ -549,6 +864,9 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 			raw []*rawRule
 			dst *[]*Rule
 		}{{"outside", rf.Select.Outside, &f.Select.Outside}, {"eligible", rf.Select.Eligible, &f.Select.Eligible}, {"prefer", rf.Select.Prefer, &f.Select.Prefer}}
+		if len(rf.Select.Prefer) > MaxPreferKeys {
+			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("select").Child("prefer") }), fmt.Sprintf("%d prefer keys; at most %d", len(rf.Select.Prefer), MaxPreferKeys)}
+		}
 		for _, li := range lists {
 			for i, rr := range li.raw {
 				r, err := l.rule(rr, decl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
@@ -568,8 +886,17 @@ func (l *loader) rule(rr *rawRule, decl expr.Decl, p Pos) (*Rule, error) {
 	if rr == nil || rr.Rule == "" {
 		return nil, &Error{p, "empty rule: want {rule: EXPR, why: TEXT}"}
 	}
-	if rr.Why == "" || strings.ContainsAny(rr.Why, "\n\r") || len(rr.Why) > 200 {
+	if rr.Why == "" {
 		return nil, &Error{p, "rule needs a why: one line (at most 200 bytes) saying why it holds"}
+	}
+	if why := badText(rr.Why, MaxWhyBytes); why != "" {
+		return nil, &Error{p, "why " + why}
+	}
+	if why := badText(rr.Rule, 1024); why != "" {
+		return nil, &Error{p, "rule " + why}
+	}
+	if strings.Contains(rr.Rule, "//") || strings.Contains(rr.Rule, "/*") {
+		return nil, &Error{p, fmt.Sprintf("rule %q: comments are not allowed in rules", rr.Rule)}
 	}
 	e, err := expr.Parse(rr.Rule, decl)
 	if err != nil {
@@ -615,6 +942,11 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 	}
 	a := &Arch{Name: ra.Arch, Backend: ra.Backend, Doc: ra.Doc, Wave: ra.Wave, ComputeUnits: ra.ComputeUnits,
 		SharedMemory: ra.SharedMemory, File: l.display(name), Pos: key("arch")}
+	if ra.Doc != "" {
+		if why := badText(ra.Doc, MaxDocBytes); why != "" {
+			return nil, &Error{key("doc"), "doc " + why}
+		}
+	}
 	if !identRe.MatchString(ra.Arch) {
 		return nil, &Error{key("arch"), fmt.Sprintf("arch %q: want a lower-case identifier matching %s (e.g. gfx1200, nvidia)", ra.Arch, identRe)}
 	}
@@ -633,6 +965,15 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		return nil, &Error{key("target"), fmt.Sprintf("target %q; allowed for hip: amdgcn (default), cuda", ra.Target)}
 	case ra.Target != "":
 		return nil, &Error{key("target"), "target is for hip archs; a vulkan device class has none"}
+	}
+	if ra.Backend == BackendHIP {
+		re, like := amdgcnRe, "gfx1200 or gfx90a"
+		if a.Target == "cuda" {
+			re, like = cudaRe, "sm90"
+		}
+		if !re.MatchString(ra.Arch) {
+			return nil, &Error{key("arch"), fmt.Sprintf("arch %q: a hip arch for target %s is named like %s (the name is the compiler's offload arch)", ra.Arch, a.Target, like)}
+		}
 	}
 	if ra.Wave != 8 && ra.Wave != 16 && ra.Wave != 32 && ra.Wave != 64 {
 		return nil, &Error{key("wave"), fmt.Sprintf("wave %d; allowed: 8, 16, 32, 64", ra.Wave)}
@@ -682,7 +1023,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 					return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 						return b.Child("emit").Child(fam).Child(axName).Index(uint(i))
 					}),
-						fmt.Sprintf("emit.%s.%s value %v; allowed: %s", fam, axName, rv, strings.Join(ax.Values, ", "))}
+						fmt.Sprintf("emit.%s.%s value %s; allowed: %s", fam, axName, show(rv), strings.Join(ax.Values, ", "))}
 				}
 				a.Emit[fam][axName] = append(a.Emit[fam][axName], v)
 			}
@@ -707,6 +1048,9 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		}
 		for _, k := range append(append([]string{}, OpNames...), ArchNames...) {
 			names[k] = true
+		}
+		if len(ra.Prefer[fam]) > MaxPreferKeys {
+			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("%d prefer keys for %s; at most %d", len(ra.Prefer[fam]), fam, MaxPreferKeys)}
 		}
 		for i, rr := range ra.Prefer[fam] {
 			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}},
