@@ -152,6 +152,12 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 	}
 	var out []*Variant
 	idx := make([]int, len(f.Axes))
+	// Per dtype, the variants emitted; per constraint, the combinations it
+	// rejected (to name it when nothing is left).
+	perDtype := map[string]int{}
+	rejected := make([]int, len(f.Constraints))
+	combos := 0
+	dtypeRejected, dtypeCombos := map[string][]int{}, map[string]int{}
 	for {
 		done := false
 		for i := range choices {
@@ -176,11 +182,21 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 				params[k] = dv
 			}
 		}
-		ok, err := allow(s, f, a, params)
+		combos++
+		dt := params["dtype"]
+		dtypeCombos[dt]++
+		failed, err := allow(s, f, a, params)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if failed >= 0 {
+			rejected[failed]++
+			if dtypeRejected[dt] == nil {
+				dtypeRejected[dt] = make([]int, len(f.Constraints))
+			}
+			dtypeRejected[dt][failed]++
+		} else {
+			perDtype[params["dtype"]]++
 			v := &Variant{Name: f.Name + "_" + strings.Join(parts, "_"), Family: f, Arch: a, Params: params}
 			if a.Backend == spec.BackendVulkan {
 				bparts := []string{f.Name}
@@ -210,9 +226,37 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &Error{a.Pos, fmt.Sprintf("family %s has no variants on %s after its constraints and this arch's emit lists: widen emit.%s or the arch's dtypes", f.Name, a.Name, f.Name)}
+		return nil, &Error{a.Pos, fmt.Sprintf("family %s has no variants on %s after its constraints and this arch's emit lists%s: widen emit.%s or the arch's dtypes", f.Name, a.Name, mostRejected(f, rejected, combos), f.Name)}
+	}
+	// A dtype the arch asks for but cannot have (e.g. only pack values too
+	// wide for it) is a mistake in the emit lists, not a silent gap in the
+	// table that selection would report at run time.
+	for i, ax := range f.Axes {
+		if ax.Name != "dtype" {
+			continue
+		}
+		for _, d := range choices[i] {
+			if perDtype[d] == 0 {
+				return nil, &Error{a.Pos, fmt.Sprintf("family %s has no variants for dtype %s on %s after its constraints and this arch's emit lists%s: widen emit.%s or drop %s from emit.%s.dtype", f.Name, d, a.Name, mostRejected(f, dtypeRejected[d], dtypeCombos[d]), f.Name, d, f.Name)}
+			}
+		}
 	}
 	return out, nil
+}
+
+// mostRejected names the constraint that rejected the most combinations.
+func mostRejected(f *spec.Family, rejected []int, combos int) string {
+	best := -1
+	for i, n := range rejected {
+		if n > 0 && (best < 0 || n > rejected[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	c := f.Constraints[best]
+	return fmt.Sprintf(" (the constraint %s at %s rejected %d of %d combinations: %s)", c.Expr.Src, c.Pos, rejected[best], combos, c.Why)
 }
 
 // blobPart names a baked parameter in a blob stem, with its axis prefix.
@@ -223,18 +267,19 @@ func blobPart(f *spec.Family, param, value string) string {
 	return value
 }
 
-func allow(s *spec.Spec, f *spec.Family, a *spec.Arch, params map[string]string) (bool, error) {
+// allow returns the index of the first constraint params fail, or -1.
+func allow(s *spec.Spec, f *spec.Family, a *spec.Arch, params map[string]string) (int, error) {
 	env := Env(s, a, params)
-	for _, c := range f.Constraints {
+	for i, c := range f.Constraints {
 		ok, err := c.Expr.Bool(env)
 		if err != nil {
-			return false, &Error{c.Pos, err.Error()}
+			return 0, &Error{c.Pos, err.Error()}
 		}
 		if !ok {
-			return false, nil
+			return i, nil
 		}
 	}
-	return true, nil
+	return -1, nil
 }
 
 func contains(list []string, s string) bool {
