@@ -122,6 +122,9 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 	if err != nil {
 		return nil, err
 	}
+	if err := uniquePaths(srcs); err != nil {
+		return nil, err
+	}
 	tc := &compile.Toolchain{}
 	tools := map[string]string{}
 	var committedTools map[string]string
@@ -251,6 +254,38 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 	}
 	out.Files[emit.ManifestPath] = man
 	return out, nil
+}
+
+// uniquePaths refuses two sources (or blobs) with one path: names joined
+// with "_" can collide (family a_b on arch c, family a on arch b_c), and
+// one would silently replace the other in generated/.
+func uniquePaths(srcs []*render.Source) error {
+	seen := map[string]*render.Source{}
+	for _, s := range srcs {
+		paths := []string{s.Path}
+		if s.Kind == render.KindGLSL {
+			paths = append(paths, "spirv/"+s.Blob+".spv")
+		}
+		for _, p := range paths {
+			if prev, dup := seen[p]; dup && len(s.Variants) > 0 {
+				return &expand.Error{Pos: s.Variants[0].Family.Pos, Msg: fmt.Sprintf("generated/%s would hold both %s and %s: rename a family, arch or axis value so that their names differ",
+					p, describe(prev), describe(s))}
+			}
+			seen[p] = s
+		}
+	}
+	return nil
+}
+
+func describe(s *render.Source) string {
+	if len(s.Variants) == 0 {
+		return s.Path
+	}
+	v := s.Variants[0]
+	if s.Kind == render.KindHIP {
+		return fmt.Sprintf("family %s on %s", v.Family.Name, v.Arch.Name)
+	}
+	return fmt.Sprintf("family %s's blob for %s", v.Family.Name, v.Name)
 }
 
 func names(vs []*expand.Variant) []string {
