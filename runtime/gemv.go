@@ -7,10 +7,15 @@ import (
 	"github.com/kgen-dev/kgen/runtime/table"
 )
 
-// WorkgroupSize is v's workgroup size on dev: the subgroup layout runs rows
-// subgroups of the device's size; other layouts name their size.
+// WorkgroupSize is v's workgroup size on dev: the subgroup layout runs
+// `waves` subgroups of the device's size when the family has that parameter
+// (the quantizers), else `rows` (GEMV: a subgroup per row); other layouts
+// name their size.
 func WorkgroupSize(v *table.Variant, dev Device) int {
 	if v.Param("layout") == "subgroup" || v.IntParam("wg") == 0 {
+		if w := v.IntParam("waves"); w > 0 {
+			return w * dev.Wave
+		}
 		return v.IntParam("rows") * dev.Wave
 	}
 	return v.IntParam("wg")

@@ -133,10 +133,17 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 			return fmt.Sprintf("kg_dtype_fn(%d, %s)", idx, arg)
 		})
 	}
-	p("/* Workgroup size on a device: the subgroup layout runs rows subgroups. */\n")
+	p("/* Workgroup size on a device: the subgroup layout runs waves subgroups\n   (quantizers) or rows subgroups (GEMV); other layouts name their size. */\n")
 	p("static long long kg_workgroup(const kg_variant* v, const kg_device* d) {\n")
 	if _, ok := paramIdx["layout"]; ok {
-		p("  if (v->p[KG_P_layout] == KG_S_subgroup || v->p[KG_P_wg] == 0) return v->p[KG_P_rows] * d->wave;\n  return v->p[KG_P_wg];\n}\n\n")
+		n := "v->p[KG_P_rows]"
+		if _, ok := paramIdx["rows"]; !ok {
+			n = "0"
+		}
+		if _, ok := paramIdx["waves"]; ok {
+			n = "(v->p[KG_P_waves] > 0 ? v->p[KG_P_waves] : " + n + ")"
+		}
+		p("  if (v->p[KG_P_layout] == KG_S_subgroup || v->p[KG_P_wg] == 0) return %s * d->wave;\n  return v->p[KG_P_wg];\n}\n\n", n)
 	} else {
 		p("  (void)v; (void)d; return 0;\n}\n\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	pathpkg "path"
 	"sort"
 	"strings"
 	"text/template"
@@ -19,6 +20,10 @@ import (
 // HeaderFile is the portability header under templates/include, copied
 // beside the HIP sources.
 const HeaderFile = "include/kgen_hip.h"
+
+// PartialSuffix names template partials: files of {{define}}s in a family's
+// template folder, parsed into every template of that folder.
+const PartialSuffix = ".inc.tmpl"
 
 // Kind of a rendered source.
 const (
@@ -62,8 +67,25 @@ func Render(s *spec.Spec, fsys fs.FS, variants []*expand.Variant) ([]*Source, er
 		if err != nil {
 			return nil, fmt.Errorf("template %s: %w", path, err)
 		}
+		// Partials (*.inc.tmpl beside the template) hold {{define}}s shared
+		// by a folder's templates; they are inputs of what uses them.
+		parts, err := fs.Glob(fsys, pathpkg.Join(pathpkg.Dir(path), "*"+PartialSuffix))
+		if err != nil {
+			return nil, err
+		}
+		hashed := [][]byte{b, header}
+		for _, pp := range parts {
+			pb, err := fs.ReadFile(fsys, pp)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := t.New(pp).Parse(string(pb)); err != nil {
+				return nil, fmt.Errorf("template %s: %w", pp, err)
+			}
+			hashed = append(hashed, []byte(pp), pb)
+		}
 		tmpls[path] = t
-		tmplHash[path] = sum(b, header)
+		tmplHash[path] = sum(hashed...)
 		return t, nil
 	}
 

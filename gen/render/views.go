@@ -36,15 +36,20 @@ func (k *HIPKernel) P(name string) (string, error) {
 }
 
 var typeEnum = map[string]string{"f32": "KG_F32", "f16": "KG_F16", "bf16": "KG_BF16", "e4m3": "KG_E4M3"}
-var layoutEnum = map[string]string{"subgroup": "KG_SUBGROUP", "workgroup": "KG_WORKGROUP", "splitk": "KG_SPLITK"}
+var layoutEnum = map[string]string{"subgroup": "KG_SUBGROUP", "workgroup": "KG_WORKGROUP", "splitk": "KG_SPLITK", "thread": "KG_THREAD"}
 
 // WorkgroupSize is a variant's workgroup size on a device whose subgroup
-// (wave) has the given size: the subgroup layout uses rows subgroups.
+// (wave) has the given size: the subgroup layout uses `waves` subgroups when
+// the family has that parameter (the quantizers), else `rows` (GEMV: one
+// subgroup per row).
 func WorkgroupSize(params map[string]string, subgroup int) int {
 	wg, _ := strconv.Atoi(params["wg"])
 	if params["layout"] == "subgroup" || wg == 0 {
-		rows, _ := strconv.Atoi(params["rows"])
-		return rows * subgroup
+		n, _ := strconv.Atoi(params["rows"])
+		if w, _ := strconv.Atoi(params["waves"]); w > 0 {
+			n = w
+		}
+		return n * subgroup
 	}
 	return wg
 }
@@ -69,8 +74,9 @@ type GLSLBlob struct {
 	WeightBytes int
 	ActBytes    int
 	Scaled      bool
-	// Load units: the GLSL type holding pack elements, its size in bytes and
-	// the expression widening a loaded value v to uvec4.
+	// Load units (families with a pack parameter): the GLSL type holding
+	// pack elements, its size in bytes and the expression widening a loaded
+	// value v to uvec4.
 	WUnit, XUnit           string
 	WUnitBytes, XUnitBytes int
 	WWiden, XWiden         string
@@ -106,7 +112,6 @@ func unit(bytes int) (typ, widen string) {
 
 func newGLSLBlob(s *spec.Spec, v *expand.Variant) (*GLSLBlob, error) {
 	d := s.Dtypes[v.Params["dtype"]]
-	pack := v.Int("pack")
 	b := &GLSLBlob{Name: v.Blob, Family: v.Family, Params: map[string]string{}, WType: d.Weight, XType: d.Act,
 		WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}
 	for _, p := range v.Family.VulkanBaked {
@@ -125,8 +130,11 @@ func newGLSLBlob(s *spec.Spec, v *expand.Variant) (*GLSLBlob, error) {
 		return nil, fmt.Errorf("family %s: vulkan.specialization must bind wg (the workgroup size)", v.Family.Name)
 	}
 	b.WGConstID = wgID
-	b.WUnitBytes, b.XUnitBytes = pack*d.WeightBytes, pack*d.ActBytes
-	b.WUnit, b.WWiden = unit(b.WUnitBytes)
-	b.XUnit, b.XWiden = unit(b.XUnitBytes)
+	if _, ok := v.Params["pack"]; ok {
+		pack := v.Int("pack")
+		b.WUnitBytes, b.XUnitBytes = pack*d.WeightBytes, pack*d.ActBytes
+		b.WUnit, b.WWiden = unit(b.WUnitBytes)
+		b.XUnit, b.XWiden = unit(b.XUnitBytes)
+	}
 	return b, nil
 }

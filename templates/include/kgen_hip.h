@@ -3,6 +3,8 @@
 //   - clang -x hip -nogpuinc -DKGEN_BARE: AMD code objects with no ROCm
 //     install; everything a kernel uses is defined here from clang builtins.
 //   - nvcc -x cu: NVIDIA GPUs, HIP names mapped to CUDA.
+// (Tests add a fourth: -DKGEN_CPU_SIM runs a source on the CPU, one
+// coroutine per lane, with the kg_* names from kgen_cpu_sim.h.)
 // Kernels use only the kg_* names below, never the toolkit's directly.
 #pragma once
 
@@ -21,6 +23,15 @@ KG_DEVICE unsigned kg_atomic_inc(unsigned* p) { return atomicAdd(p, 1u); }
 KG_DEVICE float kg_shfl_xor(float v, int m, int) { return __shfl_xor_sync(0xffffffffu, v, m); }
 KG_DEVICE float kg_f16_to_f32(uint32_t h) { return __half2float(__ushort_as_half((unsigned short)h)); }
 KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __uint_as_float(u); }
+KG_DEVICE uint32_t kg_f32_bits(float f) { return __float_as_uint(f); }
+KG_DEVICE uint32_t kg_shfl_xor_u32(uint32_t v, int m, int) { return __shfl_xor_sync(0xffffffffu, v, m); }
+KG_DEVICE int kg_msb(uint32_t x) { return 31 - __clz((int)x); }
+// Rounded to float on their own: never contracted into an FMA.
+KG_DEVICE float kg_fmul_rn(float a, float b) { return __fmul_rn(a, b); }
+KG_DEVICE float kg_fadd_rn(float a, float b) { return __fadd_rn(a, b); }
+
+#elif defined(KGEN_CPU_SIM)
+#include "kgen_cpu_sim.h"
 
 #elif defined(KGEN_BARE)
 typedef unsigned char uint8_t;
@@ -53,6 +64,11 @@ KG_DEVICE float kg_shfl_xor(float v, int m, int wave) {
   if (wave == 64) lane = __builtin_amdgcn_mbcnt_hi(~0u, lane);
   return __builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute((lane ^ m) << 2, __builtin_bit_cast(int, v)));
 }
+KG_DEVICE uint32_t kg_shfl_xor_u32(uint32_t v, int m, int wave) {
+  int lane = __builtin_amdgcn_mbcnt_lo(~0u, 0);
+  if (wave == 64) lane = __builtin_amdgcn_mbcnt_hi(~0u, lane);
+  return (uint32_t)__builtin_amdgcn_ds_bpermute((lane ^ m) << 2, (int)v);
+}
 KG_DEVICE float kg_f16_to_f32(uint32_t h) { return (float)__builtin_bit_cast(_Float16, (uint16_t)h); }
 KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u); }
 template <typename T> KG_DEVICE T min(T a, T b) { return a < b ? a : b; }
@@ -69,8 +85,25 @@ KG_DEVICE void kg_sync() { __syncthreads(); }
 KG_DEVICE void kg_fence() { __threadfence(); }
 KG_DEVICE unsigned kg_atomic_inc(unsigned* p) { return atomicAdd(p, 1u); }
 KG_DEVICE float kg_shfl_xor(float v, int m, int wave) { return __shfl_xor(v, m, wave); }
+KG_DEVICE uint32_t kg_shfl_xor_u32(uint32_t v, int m, int wave) { return (uint32_t)__shfl_xor((int)v, m, wave); }
 KG_DEVICE float kg_f16_to_f32(uint32_t h) { return (float)__builtin_bit_cast(_Float16, (uint16_t)h); }
 KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u); }
+#endif
+
+#if !defined(__CUDACC__)
+// clang (HIP and KGEN_BARE): bit casts, the leading bit, and a multiply and
+// an add rounded on their own: HIP compiles with -ffp-contract=fast-honor-
+// pragmas, and an operation outside `contract(off)` may be fused into an FMA.
+KG_DEVICE uint32_t kg_f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
+KG_DEVICE int kg_msb(uint32_t x) { return 31 - __builtin_clz(x); }
+KG_DEVICE float kg_fmul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
+KG_DEVICE float kg_fadd_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a + b;
+}
 #endif
 
 // Raw loads of 1..16 bytes into 32-bit words: 16-byte loads compile to
