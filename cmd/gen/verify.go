@@ -26,10 +26,16 @@ and its smallest and largest shapes, on fresh random inputs, with outputs
 poisoned (NaN) before each run. A variant passes when the relative L2 error
 against the float64 reference is under 1e-5 (f32) or 1e-3 (f16, bf16, fp8).
 
+The quantizers (quant_q8k, quant_q8_1) must be byte-identical to runtime/ref:
+random and crafted blocks (+a/-a ties in both orders, zero blocks, a single
+nonzero, .5 boundaries after scaling, subnormals, huge values, Inf and NaN),
+rows 1, 7, 64 and 4096, outputs poisoned with 0xFF bytes before each run.
+
 Every SPIR-V blob's SHA-256 is checked against the table before it reaches
 the driver. Exit 1 when any variant fails.`,
 		Example: `  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json gen verify
   gen verify --family gemv --variant gemv_bf16_p8_r1_t1_wg256
+  gen verify --family quant_q8k
   gen verify --seed 42    # reproduce a run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -60,7 +66,7 @@ the driver. Exit 1 when any variant fails.`,
 	cmd.Flags().StringVar(&f.Arch, "arch", "", "only table rows of this device class")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: from the clock; printed)")
 	cmd.Flags().IntVar(&device, "device", 0, "device index")
-	cmd.Flags().StringVar(&module, "module", "", "cuda/hip: the compiled module (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip")
+	cmd.Flags().StringVar(&module, "module", "", "cuda/hip: the compiled module (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip (with --family <family>)")
 	return cmd
 }
 
@@ -87,7 +93,7 @@ func report(cmd *cobra.Command, r verify.Runner, f verify.Filter, seed uint64) e
 // HIP driver API, from a module compiled from generated/hip/<family>_<arch>.hip.
 func verifyDriver(cmd *cobra.Command, f verify.Filter, seed uint64, device int, module string) error {
 	if f.Arch == "" || module == "" {
-		return &exitError{2, fmt.Errorf("--backend %s needs --arch (e.g. sm90) and --module (e.g. nvcc -x cu -arch=sm_90 -cubin generated/hip/gemv_sm90.hip)", f.Backend)}
+		return &exitError{2, fmt.Errorf("--backend %s needs --arch (e.g. sm90) and --module (e.g. nvcc -x cu -arch=sm_90 -cubin generated/hip/gemv_sm90.hip), and --family when the module holds one family's kernels", f.Backend)}
 	}
 	image, err := os.ReadFile(module)
 	if err != nil {

@@ -174,3 +174,50 @@ func (r *DriverRunner) RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([
 	}
 	return floats(out), nil
 }
+
+// RunQuant implements Runner: launch grid l.Groups, block l.Workgroup, with
+// the kernel arguments (X, Y, rows, K, gx) of templates/quant/*.hip.tmpl. Y
+// and guard bytes after it are poisoned with 0xFF first.
+func (r *DriverRunner) RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error) {
+	if v.Backend != "hip" || v.Arch != r.arch {
+		return nil, fmt.Errorf("%s: this runner runs hip/%s variants", v.Key(), r.arch)
+	}
+	l, err := kruntime.PlanQuant(v, r.dev, rows, K)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.function(v)
+	if err != nil {
+		return nil, err
+	}
+	bx, err := r.buffer("qx", len(x))
+	if err != nil {
+		return nil, err
+	}
+	by, err := r.buffer("qy", l.YBytes+guard)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.CheckBuffers(v.Name, bx.size, by.size); err != nil {
+		return nil, err
+	}
+	if err := r.Ctx.Upload(bx.p, x); err != nil {
+		return nil, err
+	}
+	if err := r.Ctx.Memset32(by.p, quantPoison, by.size/4); err != nil {
+		return nil, err
+	}
+	err = r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0,
+		bx.p, by.p, int32(rows), int32(K), int32(l.Groups[0]))
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Ctx.Sync(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", v.Name, err)
+	}
+	out := make([]byte, l.YBytes+guard)
+	if err := r.Ctx.Download(out, by.p); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,8 +1,10 @@
 // Package verify runs generated variants on a real device against the CPU
-// reference (runtime/ref): fresh random inputs (never zeros), outputs
+// reference (runtime/ref). GEMV: fresh random inputs (never zeros), outputs
 // poisoned with NaN before each run so an unwritten element fails, and
 // shapes that include K and N tails, every token count up to the variant's,
-// and the smallest and largest shapes the variant accepts.
+// and the smallest and largest shapes the variant accepts. Quantizers
+// (quant.go): random and crafted blocks, outputs poisoned with 0xFF bytes,
+// compared byte for byte.
 package verify
 
 import (
@@ -64,10 +66,16 @@ func Shapes(v *table.Variant, dev kruntime.Device) []Shape {
 type Failure struct {
 	Variant string
 	Shape   Shape
+	Case    string // the case, for families without a GEMV Shape (quantizers)
 	Msg     string
 }
 
-func (f Failure) String() string { return fmt.Sprintf("FAIL %s %s: %s", f.Variant, f.Shape, f.Msg) }
+func (f Failure) String() string {
+	if f.Case != "" {
+		return fmt.Sprintf("FAIL %s %s: %s", f.Variant, f.Case, f.Msg)
+	}
+	return fmt.Sprintf("FAIL %s %s: %s", f.Variant, f.Shape, f.Msg)
+}
 
 // Report summarizes a verification.
 type Report struct {
@@ -80,11 +88,18 @@ type Report struct {
 	Skipped  []string // variants the device cannot run, with the reason
 	Seed     uint64
 	Elapsed  time.Duration
+	// QuantVariants and QuantBlocks count the quantizer variants verified and
+	// the output blocks compared byte for byte.
+	QuantVariants, QuantBlocks int
 }
 
 // Summary is the closing line.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("verified %d variants on %s: %d passed, %d failed", r.Verified, r.Device, r.Passed, r.Failed)
+	s := fmt.Sprintf("verified %d variants on %s: %d passed, %d failed", r.Verified, r.Device, r.Passed, r.Failed)
+	if r.QuantVariants > 0 {
+		s += fmt.Sprintf(" (%d quantizer variants compared byte for byte with runtime/ref on %d blocks)", r.QuantVariants, r.QuantBlocks)
+	}
+	return s
 }
 
 // Filter selects variants.
@@ -106,6 +121,10 @@ type Runner interface {
 	Name() string
 	// RunGEMV runs v with the given encoded inputs; Y is poisoned first.
 	RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([]float32, error)
+	// RunQuant runs quantizer v on rows x K encoded inputs. Its output
+	// buffer is filled with 0xFF bytes first; it returns the output blocks
+	// followed by the next guard bytes of the buffer (which must stay 0xFF).
+	RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error)
 }
 
 // Options of a verification run.
@@ -137,7 +156,8 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 		return nil, fmt.Errorf("no variant matches %+v", o.Filter)
 	}
 	for i, v := range sel {
-		if v.Family != "gemv" {
+		quant := kruntime.IsQuant(v.Family)
+		if v.Family != "gemv" && !quant {
 			rep.Skipped = append(rep.Skipped, v.Key()+": no verifier for family "+v.Family)
 			continue
 		}
@@ -147,15 +167,28 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 		}
 		rep.Verified++
 		ok := true
-		for _, s := range Shapes(v, dev) {
+		fail := func(f Failure) {
+			ok = false
+			rep.Failures = append(rep.Failures, f)
+			if o.Log != nil {
+				fmt.Fprintln(o.Log, f)
+			}
+		}
+		if quant {
+			rep.QuantVariants++
+			for _, c := range QuantCases(v, dev) {
+				rep.Shapes++
+				blocks, msg := checkQuant(r, rng, v, c)
+				rep.QuantBlocks += blocks
+				if msg != "" {
+					fail(Failure{Variant: v.Key(), Case: c.String(), Msg: msg})
+				}
+			}
+		}
+		for _, s := range gemvShapes(v, dev) {
 			rep.Shapes++
 			if msg := checkGEMV(r, rng, v, s); msg != "" {
-				ok = false
-				f := Failure{Variant: v.Key(), Shape: s, Msg: msg}
-				rep.Failures = append(rep.Failures, f)
-				if o.Log != nil {
-					fmt.Fprintln(o.Log, f)
-				}
+				fail(Failure{Variant: v.Key(), Shape: s, Msg: msg})
 			}
 		}
 		if ok {
@@ -169,6 +202,14 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// gemvShapes is Shapes for GEMV variants, nothing for other families.
+func gemvShapes(v *table.Variant, dev kruntime.Device) []Shape {
+	if v.Family != "gemv" {
+		return nil
+	}
+	return Shapes(v, dev)
 }
 
 func checkGEMV(r Runner, rng *rand.Rand, v *table.Variant, s Shape) string {

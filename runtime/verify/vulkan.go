@@ -68,7 +68,13 @@ func (r *VulkanRunner) Pipeline(v *table.Variant) (*vulkan.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.Dev.NewPipeline(blob, "main", spec, 6, 12)
+	// GEMV: W, X, scale, Y, partial, counter and (T, N, K); quantizers: X, Y
+	// and (rows, K, blocks per row, blocks per workgroup).
+	buffers, push := 6, 12
+	if kruntime.IsQuant(v.Family) {
+		buffers, push = 2, 16
+	}
+	p, err := r.Dev.NewPipeline(blob, "main", spec, buffers, push)
 	if err != nil {
 		return nil, err
 	}
@@ -141,4 +147,52 @@ func (r *VulkanRunner) RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([
 		return nil, err
 	}
 	return floats(out), nil
+}
+
+// quantPoison fills quantizer outputs: every byte 0xFF, so any byte a kernel
+// leaves unwritten differs from the reference somewhere (a 0xFF qs byte is
+// possible, but not a whole block of them with d = NaN).
+const quantPoison = 0xFFFFFFFF
+
+// RunQuant implements Runner: Y (and the rest of its buffer) is poisoned
+// with 0xFF bytes first; the returned bytes are Y plus what follows it in
+// the buffer, up to guard bytes, which must stay 0xFF.
+func (r *VulkanRunner) RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error) {
+	l, err := kruntime.PlanQuant(v, r.dev, rows, K)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.Pipeline(v)
+	if err != nil {
+		return nil, err
+	}
+	bx, err := r.buffer("qx", len(x))
+	if err != nil {
+		return nil, err
+	}
+	by, err := r.buffer("qy", l.YBytes+guard)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.CheckBuffers(v.Name, bx.Size(), by.Size()); err != nil {
+		return nil, err
+	}
+	if err := bx.Upload(x); err != nil {
+		return nil, err
+	}
+	if err := by.Fill(quantPoison); err != nil {
+		return nil, err
+	}
+	push := make([]byte, 16)
+	for i, val := range l.Push {
+		binary.LittleEndian.PutUint32(push[4*i:], val)
+	}
+	if err := r.Dev.Run(vulkan.Dispatch{Pipeline: p, Buffers: []*vulkan.Buffer{bx, by}, Push: push, Groups: l.Groups}); err != nil {
+		return nil, err
+	}
+	out := make([]byte, l.YBytes+guard)
+	if err := by.Download(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
