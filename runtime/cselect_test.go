@@ -17,7 +17,8 @@ import (
 
 // TestCSelectAgrees compiles generated/kgen_select.h with gcc and checks
 // that its kg_select picks what Select picks on 10,000 random queries over
-// every arch and device class, dtype, token count, shape and alignment.
+// every family, arch and device class, dtype, token count, shape and
+// alignment.
 func TestCSelectAgrees(t *testing.T) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -46,6 +47,13 @@ func TestCSelectAgrees(t *testing.T) {
 		if rng.IntN(2) == 0 { // shapes the packs divide, as real layers have
 			op.K = (op.K + 7) / 8 * 8
 		}
+		if f := rng.IntN(5); f >= 3 { // the quantizers: m rows (up to MoE sizes), n unused
+			op.Family = []string{"quant_q8k", "quant_q8_1"}[f-3]
+			op.M, op.N = rng.IntN(5000), 1
+			if rng.IntN(4) != 0 {
+				op.K = (op.K + 255) / 256 * 256
+			}
+		}
 		dev, err := ArchDevice(a.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +71,7 @@ func TestCSelectAgrees(t *testing.T) {
 		default:
 			want = append(want, ch.Variant.Name)
 		}
-		q := fmt.Sprintf("%s %s %d %d %d %d", a.Name, op.Dtype, op.M, op.N, op.K, op.Align)
+		q := fmt.Sprintf("%s %s %s %d %d %d %d", op.Family, a.Name, op.Dtype, op.M, op.N, op.K, op.Align)
 		qs = append(qs, q)
 		in.WriteString(q + "\n")
 	}

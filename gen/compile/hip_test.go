@@ -20,15 +20,18 @@ import (
 )
 
 // TestHIPCompile is the AMD compile check of the generated HIP sources
-// (generated/hip/gemv_<arch>.hip). For every arch whose spec target is
-// amdgcn (HIP sources for nvcc, target cuda, are left to the CUDA check) it
+// (generated/hip/<family>_<arch>.hip, every family). For every arch whose
+// spec target is amdgcn (HIP sources for nvcc, target cuda, are left to the
+// CUDA check) it
 //   - builds a code object with clang++-19 and the bare header (HIPObjectFlags),
 //   - checks the source against the real HIP headers (HIPSyntaxFlags),
 //   - compiles it with a real hipcc when one is on PATH, for the archs it supports,
 //   - checks that every KG_KERNEL is a kernel symbol of the code object,
-//   - reads the ISA and checks that variants with 16-byte packs use 16-byte
-//     global loads, and that pack-1 bf16 variants use 2-byte loads (so the
-//     check can tell the two apart).
+//   - reads the ISA: GEMV variants with 16-byte packs use 16-byte global
+//     loads and pack-1 bf16 variants 2-byte loads (so the check can tell the
+//     two apart); the quantizers (byte-identical to runtime/ref) contain no
+//     fused or unfused float multiply-add, only separately rounded
+//     multiplies and adds.
 //
 // Compiles are cached (KGEN_CACHE, else the user cache dir's kgen folder), so
 // a rerun on unchanged sources only reads the ISA. Cold, one code object takes
@@ -38,12 +41,12 @@ func TestHIPCompile(t *testing.T) {
 	start := time.Now()
 	ctx := t.Context()
 	root := hipModuleRoot(t)
-	files, err := filepath.Glob(filepath.Join(root, "generated", "hip", "gemv_*.hip"))
+	files, err := filepath.Glob(filepath.Join(root, "generated", "hip", "*_*.hip"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatalf("no generated/hip/gemv_*.hip under %s: run `gen` first", root)
+		t.Fatalf("no generated/hip/<family>_<arch>.hip under %s: run `gen` first", root)
 	}
 	sort.Strings(files)
 	files = hipAMDFiles(t, root, files)
@@ -90,9 +93,9 @@ func TestHIPCompile(t *testing.T) {
 			}
 		}
 		if len(keep) == 0 {
-			t.Fatalf("-short checks gfx1200, but there is no generated/hip/gemv_gfx1200.hip")
+			t.Fatalf("-short checks gfx1200, but there is no generated/hip/<family>_gfx1200.hip")
 		}
-		t.Logf("-short: checking gfx1200 only (of %d archs)", len(files))
+		t.Logf("-short: checking gfx1200 only (%d of %d sources)", len(keep), len(files))
 		files = keep
 	}
 
@@ -100,8 +103,8 @@ func TestHIPCompile(t *testing.T) {
 	var summary []string
 	t.Run("arch", func(t *testing.T) {
 		for _, file := range files {
-			arch := hipArchOf(file)
-			t.Run(arch, func(t *testing.T) {
+			arch, fam := hipArchOf(file), hipFamilyOf(file)
+			t.Run(arch+"/"+fam, func(t *testing.T) {
 				t.Parallel()
 				s := checkHIPArch(t.Context(), t, c, hipcc, objdump, readelf, file, arch, header)
 				mu.Lock()
@@ -114,7 +117,7 @@ func TestHIPCompile(t *testing.T) {
 	for _, s := range summary {
 		t.Log(s)
 	}
-	t.Logf("%d arch(s) in %s; cache hits %d, misses %d", len(files), time.Since(start).Round(time.Millisecond), cache.Hits, cache.Misses)
+	t.Logf("%d source(s) in %s; cache hits %d, misses %d", len(files), time.Since(start).Round(time.Millisecond), cache.Hits, cache.Misses)
 }
 
 // checkHIPArch runs every check for one arch's source and returns a summary line.
@@ -125,7 +128,8 @@ func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	kernels, lines, err := hipKernels(src)
+	fam := hipFamilyOf(file)
+	kernels, lines, err := hipKernels(src, fam)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
@@ -187,6 +191,13 @@ func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, o
 		t.Fatalf("%s: llvm-objdump -d: %v", arch, err)
 	}
 	sections := hipDisasm(dis)
+	hipccNote := "hipcc: absent"
+	if hipcc != nil {
+		hipccNote = checkHIPCC(ctx, t, c.Cache, hipcc, file, arch, src, header)
+	}
+	if fam != "gemv" {
+		return checkHIPNoFMA(t, arch, fam, kernels, sections, len(missing), hipccNote, compiled, cached, start)
+	}
 	wide, short := hipLoadPatterns(arch)
 	var nWide, nWideX, nNarrow int
 	var noWide, noNarrow, wideInNarrow, noISA []string
@@ -236,12 +247,7 @@ func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, o
 		t.Errorf("%s: no pack-1 bf16 kernel to check that 2-byte loads are told apart", arch)
 	}
 
-	hipccNote := "hipcc: absent"
-	if hipcc != nil {
-		hipccNote = checkHIPCC(ctx, t, c.Cache, hipcc, file, arch, src, header)
-	}
-
-	summary := fmt.Sprintf("%-8s %d kernels: %d symbols+.kd ok; 16-byte loads (%s) in %d f16/bf16-p8 & f32-p4 kernels + %d fp8-p8 kernels (16-byte activations); 2-byte loads in %d bf16-p1 kernels; real-header syntax ok; %s; compile %s (%s), total %s",
+	summary := fmt.Sprintf("%-8s gemv %d kernels: %d symbols+.kd ok; 16-byte loads (%s) in %d f16/bf16-p8 & f32-p4 kernels + %d fp8-p8 kernels (16-byte activations); 2-byte loads in %d bf16-p1 kernels; real-header syntax ok; %s; compile %s (%s), total %s",
 		arch, len(kernels), len(kernels)-len(missing), wide, nWide, nWideX, nNarrow, hipccNote, compiled, cached, time.Since(start).Round(time.Millisecond))
 	t.Log(summary)
 	return summary
@@ -300,13 +306,19 @@ var hipEnum = map[string]string{"KG_F32": "f32", "KG_F16": "f16", "KG_BF16": "bf
 
 var (
 	hipKernelRe = regexp.MustCompile(`^KG_KERNEL\((\d+)\)\s+(\w+)\s*\(`)
+	// Other families: <family>_<dtype>_<tile> calling body<XT, LAYOUT, WG, WAVES>.
+	hipQuantNameRe = regexp.MustCompile(`^[a-z0-9_]+?_(f32|f16|bf16)_([a-z0-9]+)$`)
+	hipQuantCallRe = regexp.MustCompile(`^\s*(\w+)<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\(`)
 	hipNameRe   = regexp.MustCompile(`^gemv_(?:(fp8e4m3)_)?(f32|f16|bf16)_p(\d+)_r\d+_t\d+_(?:sg|sk\d+|wg\d+)$`)
 	hipCallRe   = regexp.MustCompile(`gemv<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
 )
 
-// hipKernels lists the KG_KERNEL entries of a source, and maps the lines of
-// each entry (its KG_KERNEL line and the call inside) to its name.
-func hipKernels(src []byte) ([]hipKernel, map[int]string, error) {
+// hipKernels lists the KG_KERNEL entries of a family's source, and maps the
+// lines of each entry (its KG_KERNEL line and the call inside) to its name.
+func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) {
+	if family != "gemv" {
+		return hipOtherKernels(src, family)
+	}
 	var ks []hipKernel
 	lines := map[int]string{}
 	seen := map[string]bool{}
@@ -360,6 +372,104 @@ func hipKernels(src []byte) ([]hipKernel, map[int]string, error) {
 		return nil, nil, fmt.Errorf("kernel %s at the end of the file has no body", pending.name)
 	}
 	return ks, lines, nil
+}
+
+// hipOtherKernels is hipKernels for families other than gemv: names
+// <family>_<dtype>_<tile>, each calling its body with the dtype's enum and
+// the workgroup size of its KG_KERNEL line.
+func hipOtherKernels(src []byte, family string) ([]hipKernel, map[int]string, error) {
+	var ks []hipKernel
+	lines := map[int]string{}
+	seen := map[string]bool{}
+	var pending *hipKernel
+	var pendingWG string
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for ln := 1; sc.Scan(); ln++ {
+		line := sc.Text()
+		if pending != nil {
+			m := hipQuantCallRe.FindStringSubmatch(line)
+			if m == nil {
+				return nil, nil, fmt.Errorf("line %d: kernel %s does not call its body<XT, LAYOUT, WG, WAVES> on its next line", ln, pending.name)
+			}
+			lines[ln] = pending.name
+			if hipEnum[m[2]] != pending.xt || m[4] != pendingWG {
+				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) instantiates %s<%s, %s, %s, %s>: the name and the template arguments disagree", ln, pending.name, pendingWG, m[1], m[2], m[3], m[4], m[5])
+			}
+			ks = append(ks, *pending)
+			pending = nil
+			continue
+		}
+		if !strings.HasPrefix(line, "KG_KERNEL(") {
+			continue
+		}
+		m := hipKernelRe.FindStringSubmatch(line)
+		if m == nil {
+			return nil, nil, fmt.Errorf("line %d: cannot parse %q", ln, line)
+		}
+		name := m[2]
+		if seen[name] {
+			return nil, nil, fmt.Errorf("line %d: kernel %s defined twice", ln, name)
+		}
+		seen[name] = true
+		n := hipQuantNameRe.FindStringSubmatch(name)
+		if n == nil || !strings.HasPrefix(name, family+"_") {
+			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow %s_<dtype>_<tile>", ln, name, family)
+		}
+		lines[ln] = name
+		pending, pendingWG = &hipKernel{name: name, wt: n[1], xt: n[1]}, m[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	if pending != nil {
+		return nil, nil, fmt.Errorf("kernel %s at the end of the file has no body", pending.name)
+	}
+	return ks, lines, nil
+}
+
+// hipFMARe matches float multiply-adds, fused or not (gfx9: v_mad_f32,
+// v_mac_f32, v_fma_f32, v_fmac_f32, v_madak/madmk, v_pk_fma_f32; gfx11/12
+// the same names, *_dx9_zero and v_fma_mix included): never integer ones
+// such as v_mad_u64_u32.
+var hipFMARe = regexp.MustCompile(`^v_(pk_)?(fma|fmac|mad|mac|fmaak|fmamk|madak|madmk)(_mix|_legacy|_dx9_zero)*_f(16|32|64)(_e32|_e64)?$`)
+
+// checkHIPNoFMA checks the ISA of a family other than gemv (the
+// quantizers): no float multiply-add anywhere, and float multiplies present
+// (so the check reads the right code).
+func checkHIPNoFMA(t *testing.T, arch, fam string, kernels []hipKernel, sections map[string][]string, missing int, hipccNote string, compiled time.Duration, cached string, start time.Time) string {
+	t.Helper()
+	var noISA, fma []string
+	muls := 0
+	for _, k := range kernels {
+		body, ok := sections[k.name]
+		if !ok {
+			noISA = append(noISA, k.name)
+			continue
+		}
+		for _, m := range body {
+			if hipFMARe.MatchString(m) {
+				fma = append(fma, k.name+": "+m)
+				break
+			}
+			if strings.HasPrefix(m, "v_mul_f32") {
+				muls++
+			}
+		}
+	}
+	if len(noISA) > 0 {
+		t.Errorf("%s: %d %s kernels have no section in the disassembly: %s", arch, len(noISA), fam, hipFirst(noISA, 10))
+	}
+	if len(fma) > 0 {
+		t.Errorf("%s: %d %s kernels contain a float multiply-add: a product was fused or contracted, so the output is no longer byte-identical: %s", arch, len(fma), fam, hipFirst(fma, 10))
+	}
+	if muls == 0 {
+		t.Errorf("%s: no v_mul_f32 in the %s kernels: the multiply-add check reads nothing", arch, fam)
+	}
+	summary := fmt.Sprintf("%-8s %s %d kernels: %d symbols+.kd ok; no float multiply-add (%d separate v_mul_f32); real-header syntax ok; %s; compile %s (%s), total %s",
+		arch, fam, len(kernels), len(kernels)-missing, muls, hipccNote, compiled, cached, time.Since(start).Round(time.Millisecond))
+	t.Log(summary)
+	return summary
 }
 
 // hipSymbols parses `llvm-readelf -s --wide` into FUNC and OBJECT names.
@@ -448,7 +558,8 @@ func hipHasLoad(body []string, re *regexp.Regexp) bool {
 }
 
 // hipAMDFiles keeps the sources of the spec's amdgcn archs, and fails when
-// a source has no arch in the spec or an amdgcn arch has no source.
+// a source has no arch in the spec or an amdgcn arch lacks the source of a
+// family with a HIP template.
 func hipAMDFiles(t *testing.T, root string, files []string) []string {
 	t.Helper()
 	sp, err := spec.Load(os.DirFS(filepath.Join(root, "templates")), "templates")
@@ -461,11 +572,19 @@ func hipAMDFiles(t *testing.T, root string, files []string) []string {
 			target[a.Name] = a.Target
 		}
 	}
+	var fams []string
+	hipFamilies = nil
+	for _, f := range sp.Families {
+		hipFamilies = append(hipFamilies, f.Name)
+		if f.Templates[spec.BackendHIP] != "" {
+			fams = append(fams, f.Name)
+		}
+	}
 	have := map[string]bool{}
 	var keep []string
 	for _, f := range files {
 		arch := hipArchOf(f)
-		have[arch] = true
+		have[hipFamilyOf(f)+"_"+arch] = true
 		switch target[arch] {
 		case "amdgcn":
 			keep = append(keep, f)
@@ -479,8 +598,10 @@ func hipAMDFiles(t *testing.T, root string, files []string) []string {
 	for a, tg := range target {
 		if tg == "amdgcn" {
 			archs = append(archs, a)
-			if !have[a] {
-				t.Errorf("amdgcn arch %s has no generated/hip/gemv_%s.hip (run `gen`)", a, a)
+			for _, fam := range fams {
+				if !have[fam+"_"+a] {
+					t.Errorf("amdgcn arch %s has no generated/hip/%s_%s.hip (run `gen`)", a, fam, a)
+				}
 			}
 		}
 	}
@@ -491,8 +612,30 @@ func hipAMDFiles(t *testing.T, root string, files []string) []string {
 	return keep
 }
 
+// hipFamilies are the spec's family names (set by hipAMDFiles), to split
+// <family>_<arch> where both may hold underscores.
+var hipFamilies []string
+
+// hipFamilyOf is the family of generated/hip/<family>_<arch>.hip: the
+// longest spec family the name starts with (else up to the last underscore).
+func hipFamilyOf(file string) string {
+	base := strings.TrimSuffix(filepath.Base(file), ".hip")
+	best := ""
+	for _, f := range hipFamilies {
+		if strings.HasPrefix(base, f+"_") && len(f) > len(best) {
+			best = f
+		}
+	}
+	if best == "" {
+		best = base[:max(strings.LastIndex(base, "_"), 0)]
+	}
+	return best
+}
+
+// hipArchOf is the arch of generated/hip/<family>_<arch>.hip.
 func hipArchOf(file string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(file), "gemv_"), ".hip")
+	base := strings.TrimSuffix(filepath.Base(file), ".hip")
+	return strings.TrimPrefix(base, hipFamilyOf(file)+"_")
 }
 
 // hipModuleRoot walks up from the working directory to go.mod.

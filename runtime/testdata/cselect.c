@@ -1,5 +1,5 @@
-/* Reads queries "arch dtype m n k align" from stdin and prints the variant
-   kg_select picks: its name, or NOT_ELIGIBLE / NO_VARIANT. */
+/* Reads queries "family arch dtype m n k align" from stdin and prints the
+   variant kg_select picks: its name, or NOT_ELIGIBLE / NO_VARIANT. */
 #include <stdio.h>
 #include <string.h>
 #include "kgen_select.h"
@@ -12,11 +12,11 @@ static long long dtype_id(const char* s) {
 }
 
 int main(void) {
-  char arch[64], dtype[64];
+  char family[64], arch[64], dtype[64];
   long long m, n, k, align;
-  while (scanf("%63s %63s %lld %lld %lld %lld", arch, dtype, &m, &n, &k, &align) == 6) {
+  while (scanf("%63s %63s %63s %lld %lld %lld %lld", family, arch, dtype, &m, &n, &k, &align) == 7) {
     kg_device d = kg_arch_device(arch);
-    kg_op op = {"gemv", dtype_id(dtype), m, n, k, align};
+    kg_op op = {family, dtype_id(dtype), m, n, k, align};
     int i = kg_select(&d, &op);
     if (i == KG_NOT_ELIGIBLE) puts("NOT_ELIGIBLE");
     else if (i == KG_NO_VARIANT) puts("NO_VARIANT");

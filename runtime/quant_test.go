@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kgen-dev/kgen/generated"
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+func quantVariant(t *testing.T, backend, arch, name string) *table.Variant {
+	t.Helper()
+	for i := range generated.Variants {
+		v := &generated.Variants[i]
+		if v.Backend == backend && v.Arch == arch && v.Name == name {
+			return v
+		}
+	}
+	t.Fatalf("no variant %s/%s/%s", backend, arch, name)
+	return nil
+}
+
+func TestPlanQuantRefusesQ8KTail(t *testing.T) {
+	dev, _ := ArchDevice("gfx1200")
+	v := quantVariant(t, "hip", "gfx1200", "quant_q8k_bf16_sg")
+	_, err := PlanQuant(v, dev, 1, 4096+128)
+	var re *RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) {
+		t.Fatalf("K=4224: got %v, want a RefusedError", err)
+	}
+	for _, want := range []string{"K=4224 is not a multiple of 256", "quant_q8k"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	for _, bad := range [][2]int{{0, 256}, {1, 0}, {-1, 256}} {
+		if _, err := PlanQuant(v, dev, bad[0], bad[1]); !errors.Is(err, ErrRefused) {
+			t.Errorf("rows=%d K=%d: got %v, want a refusal", bad[0], bad[1], err)
+		}
+	}
+	if _, err := PlanQuant(&generated.Variants[0], dev, 1, 256); !errors.Is(err, ErrRefused) {
+		t.Errorf("a GEMV variant: got %v, want a refusal", err)
+	}
+}
+
+func TestPlanQuantPadsQ8_1(t *testing.T) {
+	dev, _ := ArchDevice("gfx942")
+	v := quantVariant(t, "hip", "gfx942", "quant_q8_1_f16_wg")
+	l, err := PlanQuant(v, dev, 3, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 blocks per row (32 + 8 padded), 8 blocks per 256-lane workgroup.
+	if l.BlocksPerRow != 2 || l.BlocksPerGroup != 8 || l.Workgroups != 1 || l.YBytes != 3*2*36 || l.XBytes != 3*40*2 || l.Workgroup != 256 {
+		t.Fatalf("plan %+v", l)
+	}
+	if l.Push != [4]uint32{3, 40, 2, 8} {
+		t.Fatalf("push %v", l.Push)
+	}
+}
+
+// TestQuantGeometry pins the blocks per workgroup of every layout on waves
+// of 8, 32 and 64: the kernels compute the same (HIP at compile time from
+// their wave, Vulkan from this value in the push constants).
+func TestQuantGeometry(t *testing.T) {
+	for _, c := range []struct {
+		backend, arch, name string
+		wg, bpw             int
+	}{
+		{"hip", "gfx90a", "quant_q8k_f32_thread", 64, 64},
+		{"hip", "gfx90a", "quant_q8k_f32_sg", 64, 1},
+		{"hip", "gfx90a", "quant_q8k_f32_multi", 256, 4},
+		{"hip", "gfx90a", "quant_q8k_f32_wg", 256, 1},
+		{"hip", "gfx90a", "quant_q8_1_f32_sg", 64, 2},
+		{"hip", "gfx90a", "quant_q8_1_f32_multi", 256, 8},
+		{"hip", "gfx90a", "quant_q8_1_f32_wg", 256, 8},
+		{"hip", "gfx1100", "quant_q8k_f16_sg", 32, 1},
+		{"hip", "gfx1100", "quant_q8_1_f16_sg", 32, 1},
+		{"hip", "gfx1100", "quant_q8_1_f16_multi", 128, 4},
+		{"vulkan", "llvmpipe", "quant_q8_1_bf16_multi", 32, 4},
+		{"vulkan", "llvmpipe", "quant_q8k_bf16_sg", 8, 1},
+	} {
+		dev, err := ArchDevice(c.arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := quantVariant(t, c.backend, c.arch, c.name)
+		l, err := PlanQuant(v, dev, 4096, 4096)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if l.Workgroup != c.wg || l.BlocksPerGroup != c.bpw {
+			t.Errorf("%s on %s: workgroup %d, %d blocks per group; want %d, %d", c.name, c.arch, l.Workgroup, l.BlocksPerGroup, c.wg, c.bpw)
+		}
+		blocks := 4096 * l.BlocksPerRow
+		if want := (blocks + c.bpw - 1) / c.bpw; l.Workgroups != want || int(l.Groups[0])*int(l.Groups[1]) < want ||
+			l.Groups[0] > 65535 || l.Groups[1] > 65535 || int(l.Groups[0])*int(l.Groups[1]-1) >= want {
+			t.Errorf("%s: groups %v for %d workgroups", c.name, l.Groups, want)
+		}
+	}
+}
+
+func TestSelectQuant(t *testing.T) {
+	dev, _ := ArchDevice("gfx1200")
+	_, err := SelectWith(dev, Op{Family: "quant_q8k", Dtype: "bf16", M: 1, N: 1, K: 4000}, nil)
+	var ne *NotEligibleError
+	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "multiple of 256") {
+		t.Fatalf("K=4000: got %v, want not eligible (multiple of 256)", err)
+	}
+	for _, c := range []struct {
+		family string
+		m, k   int
+		tile   string
+	}{
+		{"quant_q8k", 1, 4096, "wg"},        // 16 superblocks on 32 CUs: a workgroup each
+		{"quant_q8k", 8, 4096, "sg"},        // 128: 4 per CU
+		{"quant_q8k", 64, 4096, "multi"},    // 1024: 32 per CU
+		{"quant_q8_1", 1, 4096, "wg"},       // 128 blocks: 4 per CU
+		{"quant_q8_1", 1, 4100, "wg"},       // Q8_1 pads any K
+		{"quant_q8_1", 64, 4096, "multi"},   // 8192 blocks
+		{"quant_q8_1", 16, 4096, "sg"},      // 2048 blocks: 64 per CU
+		{"quant_q8_1", 4096, 4096, "multi"}, // MoE-sized
+	} {
+		ch, err := SelectWith(dev, Op{Family: c.family, Dtype: "f16", M: c.m, N: 1, K: c.k}, nil)
+		if err != nil {
+			t.Fatalf("%s m=%d k=%d: %v", c.family, c.m, c.k, err)
+		}
+		if got := ch.Variant.Param("tile"); got != c.tile {
+			t.Errorf("%s m=%d k=%d: picked %s, want tile %s (%v)", c.family, c.m, c.k, ch.Variant.Name, c.tile, ch.Reasons)
+		}
+	}
+	// The baseline only by force.
+	ch, err := SelectWith(dev, Op{Family: "quant_q8k", Dtype: "f32", M: 1, N: 1, K: 256}, ParseOverride("quant_q8k:tile=thread"))
+	if err != nil || ch.Variant.Name != "quant_q8k_f32_thread" {
+		t.Fatalf("forced thread: %v %v", ch, err)
+	}
+	// HIP Q8_K reads 16-byte chunks: unaligned rows are not served.
+	if _, err := SelectWith(dev, Op{Family: "quant_q8k", Dtype: "f32", M: 1, N: 1, K: 256, Align: 2}, nil); err == nil {
+		t.Fatal("align=2 f32: want no variant")
+	}
+}

@@ -1,0 +1,237 @@
+package verify
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kgen-dev/kgen/generated"
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+// simDriver runs one kernel of an included generated HIP source on the CPU
+// (see testdata/kgen_cpu_sim.h): argv = kernel rows K gx gy xfile yfile
+// ybytes. Y is poisoned with 0xFF, the grid runs workgroup by workgroup,
+// and Y is written back.
+const simDriver = `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include "kgen_hip.h"
+
+kg_sim_lane kg_sim;
+uint32_t kg_sim_slots[1024];
+static ucontext_t sched, lanes[1024];
+static int done[1024], cur;
+static char* stacks;
+static const int kStack = 1 << 16;
+
+void kg_sim_barrier() { swapcontext(&lanes[cur], &sched); }
+
+#include "SOURCE"
+
+typedef void (*kernel_fn)(const uint8_t*, uint32_t*, int, int, int);
+static const struct { const char* name; kernel_fn fn; int wg; } kernels[] = {
+KERNELS};
+
+static kernel_fn fn;
+static const uint8_t* X;
+static uint32_t* Y;
+static int rows, K, gx;
+
+static void lane_main(int t) {
+  fn(X, Y, rows, K, gx);
+  done[t] = 1;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 9) return 2;
+  int wg = 0;
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+    if (strcmp(kernels[i].name, argv[1]) == 0) fn = kernels[i].fn, wg = kernels[i].wg;
+  if (!fn) { fprintf(stderr, "no kernel %s\n", argv[1]); return 2; }
+  rows = atoi(argv[2]), K = atoi(argv[3]), gx = atoi(argv[4]);
+  const int gy = atoi(argv[5]);
+  const long ybytes = atol(argv[8]);
+  FILE* f = fopen(argv[6], "rb");
+  if (!f) return 2;
+  fseek(f, 0, SEEK_END);
+  const long xbytes = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t* x = (uint8_t*)aligned_alloc(16, (xbytes + 64) / 16 * 16);
+  if (fread(x, 1, xbytes, f) != (size_t)xbytes) return 2;
+  fclose(f);
+  X = x;
+  Y = (uint32_t*)aligned_alloc(16, (ybytes + 15) / 16 * 16);
+  memset(Y, 0xFF, ybytes);
+  stacks = (char*)malloc((size_t)wg * kStack);
+  for (int by = 0; by < gy; by++) {
+    for (int bx = 0; bx < gx; bx++) {
+      for (int t = 0; t < wg; t++) {
+        getcontext(&lanes[t]);
+        lanes[t].uc_stack.ss_sp = stacks + (size_t)t * kStack;
+        lanes[t].uc_stack.ss_size = kStack;
+        lanes[t].uc_link = &sched;
+        makecontext(&lanes[t], (void (*)())lane_main, 1, t);
+        done[t] = 0;
+      }
+      for (;;) {
+        int finished = 0;
+        for (int t = 0; t < wg; t++) {
+          if (done[t]) { finished++; continue; }
+          cur = t;
+          kg_sim.tid = t, kg_sim.bx = bx, kg_sim.by = by;
+          swapcontext(&sched, &lanes[t]);
+          if (done[t]) finished++;
+        }
+        if (finished == wg) break;
+        if (finished > 0) {
+          fprintf(stderr, "workgroup (%d, %d): %d of %d lanes finished while the others wait at a barrier\n", bx, by, finished, wg);
+          return 3;
+        }
+      }
+    }
+  }
+  f = fopen(argv[7], "wb");
+  if (!f || fwrite(Y, 1, ybytes, f) != (size_t)ybytes) return 2;
+  fclose(f);
+  return 0;
+}
+`
+
+// simRunner runs quantizer variants of one HIP source on the CPU.
+type simRunner struct {
+	bin, dir string
+	dev      kruntime.Device
+}
+
+func (r *simRunner) Device() kruntime.Device { return r.dev }
+func (r *simRunner) Name() string            { return "CPU simulation of " + r.dev.Arch }
+func (r *simRunner) RunGEMV(*table.Variant, Shape, []byte, []byte, []byte) ([]float32, error) {
+	return nil, fmt.Errorf("the CPU simulation runs quantizers only")
+}
+
+func (r *simRunner) RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error) {
+	l, err := kruntime.PlanQuant(v, r.dev, rows, K)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(r.dir, "run")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	xf, yf := filepath.Join(tmp, "x"), filepath.Join(tmp, "y")
+	if err := os.WriteFile(xf, x, 0o644); err != nil {
+		return nil, err
+	}
+	n := l.YBytes + guard
+	out, err := exec.Command(r.bin, v.Name, fmt.Sprint(rows), fmt.Sprint(K), fmt.Sprint(l.Groups[0]), fmt.Sprint(l.Groups[1]), xf, yf, fmt.Sprint(n)).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	return os.ReadFile(yf)
+}
+
+// TestHIPQuantOnCPU runs every HIP quantizer kernel of every arch (wave 64
+// and wave 32, AMD and the sm90 CUDA-target sources) on the CPU through
+// testdata/kgen_cpu_sim.h and checks it byte for byte against runtime/ref,
+// on the same random and crafted blocks as the device verification. No GPU
+// is needed; what it cannot show is how a real compiler and GPU round,
+// which the ISA check (gen/compile's TestHIPCompile: no float multiply-add)
+// and the exact integer arithmetic of the kernels address.
+func TestHIPQuantOnCPU(t *testing.T) {
+	clang := os.Getenv("KGEN_CLANG")
+	if clang == "" {
+		clang = "clang++-19"
+	}
+	clang, err := exec.LookPath(clang)
+	if err != nil {
+		t.Fatalf("the CPU simulation needs clang++-19 (apt-get install clang-19; or set KGEN_CLANG): %v", err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := filepath.Glob(filepath.Join(root, "generated", "hip", "quant_*.hip"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no generated/hip/quant_*.hip (%v)", err)
+	}
+	byFile := map[string][]*table.Variant{}
+	for i := range generated.Variants {
+		v := &generated.Variants[i]
+		if v.Backend == "hip" && kruntime.IsQuant(v.Family) {
+			byFile[filepath.Base(v.Artifact)] = append(byFile[filepath.Base(v.Artifact)], v)
+		}
+	}
+	dir := t.TempDir()
+	var mu sync.Mutex
+	kernels, runs := 0, 0
+	t.Run("source", func(t *testing.T) {
+		for _, src := range srcs {
+			base := filepath.Base(src)
+			vs := byFile[base]
+			if len(vs) == 0 {
+				t.Errorf("%s holds no table variant", base)
+				continue
+			}
+			t.Run(strings.TrimSuffix(base, ".hip"), func(t *testing.T) {
+				t.Parallel()
+				dev, err := kruntime.ArchDevice(vs[0].Arch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var list strings.Builder
+				for _, v := range vs {
+					fmt.Fprintf(&list, "  {%q, %s, %d},\n", v.Name, v.Name, kruntime.WorkgroupSize(v, dev))
+				}
+				drv := strings.NewReplacer("SOURCE", base, "KERNELS", list.String()).Replace(simDriver)
+				d := filepath.Join(dir, strings.TrimSuffix(base, ".hip"))
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(d, "driver.cpp"), []byte(drv), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				bin := filepath.Join(d, "sim")
+				cmd := exec.Command(clang, "-x", "c++", "-std=c++17", "-O1", "-ffp-contract=off", "-fno-exceptions", "-fno-rtti",
+					"-nostdlib++", "-DKGEN_CPU_SIM", "-I", filepath.Join(root, "generated", "hip"), "-I", testdata,
+					"-o", bin, filepath.Join(d, "driver.cpp"))
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("compile the CPU simulation of %s: %v\n%s", base, err, out)
+				}
+				r := &simRunner{bin: bin, dir: d, dev: dev}
+				rng := rand.New(rand.NewPCG(11, uint64(len(base))))
+				n := 0
+				for _, v := range vs {
+					f, _ := kruntime.QuantFormatOf(v.Family)
+					cases := []QuantCase{{1, f.Block}, {3, 3 * f.Block}, {5, 8 * f.Block}}
+					if f.Pad {
+						cases = append(cases, QuantCase{1, 5}, QuantCase{3, 1000})
+					}
+					for _, c := range cases {
+						n++
+						if _, msg := checkQuant(r, rng, v, c); msg != "" {
+							t.Errorf("%s %s: %s", v.Name, c, msg)
+						}
+					}
+				}
+				mu.Lock()
+				kernels += len(vs)
+				runs += n
+				mu.Unlock()
+			})
+		}
+	})
+	t.Logf("%d HIP quantizer kernels in %d sources byte-identical on the CPU (%d runs)", kernels, len(srcs), runs)
+}

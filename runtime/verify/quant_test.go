@@ -1,0 +1,296 @@
+package verify
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kgen-dev/kgen/generated"
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+// quantVariants returns the table's quantizer variants of a backend and arch.
+func quantVariants(t *testing.T, backend, arch string) []*table.Variant {
+	t.Helper()
+	var vs []*table.Variant
+	for i := range generated.Variants {
+		v := &generated.Variants[i]
+		if kruntime.IsQuant(v.Family) && v.Backend == backend && v.Arch == arch {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		t.Fatalf("no quantizer variants for %s/%s in the table", backend, arch)
+	}
+	return vs
+}
+
+// withParam returns a copy of v whose parameter (and specialization
+// constant) name has the value val: the same blob run with another
+// geometry.
+func withParam(v *table.Variant, name string, val int) *table.Variant {
+	c := *v
+	var ps []string
+	for _, kv := range strings.Fields(v.Params) {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			kv = fmt.Sprintf("%s=%d", name, val)
+		}
+		ps = append(ps, kv)
+	}
+	c.Params = strings.Join(ps, " ")
+	var ss []string
+	for _, f := range strings.Fields(v.Spec) {
+		id, rest, _ := strings.Cut(f, ":")
+		if k, _, _ := strings.Cut(rest, "="); k == name {
+			f = fmt.Sprintf("%s:%s=%d", id, name, val)
+		}
+		ss = append(ss, f)
+	}
+	c.Spec = strings.Join(ss, " ")
+	return &c
+}
+
+// TestQuantGeometries runs the Vulkan quantizer blobs with workgroup sizes
+// the table does not list, so that lavapipe (subgroup 8) executes every
+// lanes-per-block geometry the kernels have on other devices: the workgroup
+// blob with 8..512 lanes covers 1 to 32 elements per lane through the same
+// code as the subgroup blob on subgroups of 8 to 64 (only the exchange
+// differs: shared memory instead of shuffles), and the subgroup blob with
+// 1 to 4 waves covers several blocks per workgroup. Geometry does not depend
+// on the input type, so the f32 blobs stand for all three.
+func TestQuantGeometries(t *testing.T) {
+	r := openLavapipe(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	runs := 0
+	for _, v := range quantVariants(t, "vulkan", "llvmpipe") {
+		if v.Param("dtype") != "f32" {
+			continue // geometry does not depend on the input type (only loads do)
+		}
+		var geoms []*table.Variant
+		switch v.Param("layout") {
+		case "workgroup":
+			for _, wg := range []int{8, 16, 32, 64, 128, 512} {
+				geoms = append(geoms, withParam(v, "wg", wg))
+			}
+		case "subgroup":
+			if v.IntParam("waves") == 1 {
+				for _, w := range []int{2, 3} {
+					geoms = append(geoms, withParam(v, "waves", w))
+				}
+			}
+		case "thread":
+			for _, wg := range []int{1, 8, 128} {
+				geoms = append(geoms, withParam(v, "wg", wg))
+			}
+		}
+		f, _ := kruntime.QuantFormatOf(v.Family)
+		cases := []QuantCase{{3, 2 * f.Block}, {24, 12 * f.Block}}
+		if f.Pad {
+			cases = append(cases, QuantCase{5, 3*f.Block + 7})
+		}
+		for _, g := range geoms {
+			for _, c := range cases {
+				runs++
+				if _, msg := checkQuant(r, rng, g, c); msg != "" {
+					t.Errorf("%s (%s) %s: %s", g.Name, g.Params, c, msg)
+				}
+			}
+		}
+	}
+	t.Logf("%d geometry runs byte-identical", runs)
+}
+
+// TestQuantGolden runs the hand-derived golden vectors of
+// runtime/ref/testdata/golden.txt (bytes worked out from the definitions,
+// not by running runtime/ref) through every f32 quantizer variant on
+// lavapipe, and through f16/bf16 variants where the inputs are exact in
+// that type.
+func TestQuantGolden(t *testing.T) {
+	r := openLavapipe(t)
+	cases := readGoldenFile(t, "../ref/testdata/golden.txt")
+	checked := 0
+	for _, v := range quantVariants(t, "vulkan", "llvmpipe") {
+		kind := "q8k"
+		if v.Family == "quant_q8_1" {
+			kind = "q81"
+		}
+		act := dtype(v.Param("dtype")).Act
+		for _, c := range cases {
+			if c.kind != kind {
+				continue
+			}
+			x, dec := encodeValues(act, c.x)
+			if !sameBits(dec, c.x) {
+				continue // not representable in this input type
+			}
+			got, err := r.RunQuant(v, 1, len(c.x), x, quantGuard)
+			if err != nil {
+				t.Fatalf("%s %s: %v", v.Name, c.name, err)
+			}
+			if !bytes.Equal(got[:len(c.want)], c.want) {
+				t.Errorf("%s golden %s (golden.txt:%d):\n got %x\nwant %x", v.Name, c.name, c.line, got[:len(c.want)], c.want)
+			}
+			checked++
+		}
+	}
+	if checked < 2*len(cases) {
+		t.Fatalf("only %d golden runs for %d cases", checked, len(cases))
+	}
+	t.Logf("%d golden runs (%d cases) match the hand-derived bytes", checked, len(cases))
+}
+
+func sameBits(a, b []float32) bool {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) && !(a[i] != a[i] && b[i] != b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+type goldenCase struct {
+	name, kind string
+	x          []float32
+	want       []byte
+	line       int
+}
+
+// readGoldenFile parses the golden vector file (its format is described in
+// the file).
+func readGoldenFile(t *testing.T, path string) []goldenCase {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []goldenCase
+	var cur *goldenCase
+	inWant := false
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		fail := func(format string, a ...any) { t.Fatalf("%s:%d: %s", path, ln, fmt.Sprintf(format, a...)) }
+		switch {
+		case fields[0] == "case":
+			if cur != nil || len(fields) != 4 || !strings.HasPrefix(fields[3], "K=") {
+				fail("bad case line")
+			}
+			k, err := strconv.Atoi(fields[3][2:])
+			if err != nil {
+				fail("%v", err)
+			}
+			cur = &goldenCase{name: fields[1], kind: fields[2], x: make([]float32, k), line: ln}
+		case cur == nil:
+			fail("content outside a case")
+		case fields[0] == "end":
+			cases = append(cases, *cur)
+			cur, inWant = nil, false
+		case fields[0] == "want":
+			inWant = true
+		case inWant:
+			for _, tok := range fields {
+				hx, rep := tok, 1
+				if h, n, ok := strings.Cut(tok, "*"); ok {
+					hx = h
+					if rep, err = strconv.Atoi(n); err != nil {
+						fail("%v", err)
+					}
+				}
+				b, err := hex.DecodeString(hx)
+				if err != nil || len(b) != 1 {
+					fail("bad hex token %q", tok)
+				}
+				cur.want = append(cur.want, bytes.Repeat(b, rep)...)
+			}
+		case fields[0] == "x":
+			for _, kv := range fields[1:] {
+				ks, vs, ok := strings.Cut(kv, "=")
+				i, err := strconv.Atoi(ks)
+				if !ok || err != nil || i < 0 || i >= len(cur.x) {
+					fail("bad assignment %q", kv)
+				}
+				fv, err := strconv.ParseFloat(vs, 32)
+				if err != nil {
+					fail("bad value %q: %v", vs, err)
+				}
+				cur.x[i] = float32(fv)
+			}
+		default:
+			fail("unknown line %q", line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatalf("%s: no cases", path)
+	}
+	return cases
+}
+
+// TestQuantNoContraction checks the compiled quantizer blobs: every float
+// addition and multiplication carries the NoContraction decoration (GLSL
+// `precise`), so no driver may fuse the rounding product into the
+// 12582912 addition or reassociate a sum. Lavapipe never fuses, so the
+// verification run alone cannot show this.
+func TestQuantNoContraction(t *testing.T) {
+	const (
+		opDecorate    = 71
+		opFAdd        = 129
+		opFMul        = 133
+		noContraction = 42
+	)
+	seen := map[string]bool{}
+	for _, v := range quantVariants(t, "vulkan", "llvmpipe") {
+		if seen[v.Artifact] {
+			continue
+		}
+		seen[v.Artifact] = true
+		b, err := kruntime.SPIRV(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := make([]uint32, len(b)/4)
+		for i := range words {
+			words[i] = binary.LittleEndian.Uint32(b[4*i:])
+		}
+		decorated := map[uint32]bool{}
+		var ops []uint32
+		for i := 5; i < len(words); {
+			n, op := int(words[i]>>16), words[i]&0xFFFF
+			if n == 0 || i+n > len(words) {
+				t.Fatalf("%s: malformed SPIR-V at word %d", v.Artifact, i)
+			}
+			switch {
+			case op == opDecorate && n >= 3 && words[i+2] == noContraction:
+				decorated[words[i+1]] = true
+			case op == opFAdd || op == opFMul:
+				ops = append(ops, words[i+2])
+			}
+			i += n
+		}
+		if len(ops) == 0 {
+			t.Fatalf("%s: no float add or multiply found", v.Artifact)
+		}
+		for _, id := range ops {
+			if !decorated[id] {
+				t.Errorf("%s: float op %%%d is not NoContraction (a `precise` is missing)", v.Artifact, id)
+			}
+		}
+		t.Logf("%s: %d float adds/multiplies, all NoContraction", v.Artifact, len(ops))
+	}
+}
