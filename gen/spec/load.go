@@ -90,6 +90,9 @@ const (
 	MaxInt = 1 << 20
 	// MaxSpecID bounds Vulkan specialization constant ids.
 	MaxSpecID = 1023
+	// MaxCombinations bounds the product of a family's axis sizes, which
+	// expansion walks for every arch (gemv has a few thousand).
+	MaxCombinations = 1 << 17
 )
 
 // badText says what is wrong with a doc, why or rule text, or "". Text is
@@ -767,6 +770,12 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 			}
 		}
 		f.Axes = append(f.Axes, ax)
+	}
+	combos := 1
+	for _, ax := range f.Axes {
+		if combos *= len(ax.Values); combos > MaxCombinations {
+			return nil, &Error{here, fmt.Sprintf("family %s: its axes multiply to more than %d combinations per arch", name, MaxCombinations)}
+		}
 	}
 	if !axisNames["dtype"] {
 		return nil, &Error{here, fmt.Sprintf("family %s has no dtype axis", name)}
