@@ -51,6 +51,12 @@ func PlanGEMV(v *table.Variant, dev Device, T, N, K int) (*GEMVLaunch, error) {
 		return nil, refuse("not a gemv variant")
 	}
 	tokens, pack, rows, splits := v.IntParam("tokens"), v.IntParam("pack"), v.IntParam("rows"), v.IntParam("splits")
+	if pack < 1 || rows < 1 {
+		return nil, refuse("malformed variant: pack %d, rows %d", pack, rows)
+	}
+	if err := CheckDevice(v, dev); err != nil {
+		return nil, err
+	}
 	if T < 1 || T > tokens {
 		return nil, refuse("T=%d outside 1..%d", T, tokens)
 	}
