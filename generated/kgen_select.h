@@ -11349,7 +11349,7 @@ static long long kg_workgroup(const kg_variant* v, const kg_device* d) {
 /* Family gemv. */
 static int kg_gemv_outside(const kg_op* op, const kg_device* d) {
   (void)d;
-  if (!(((op->m >= 1LL) && (op->m <= 8LL)))) return 1; /* decode GEMV serves 1..8 tokens; larger M belongs to the GEMM path */
+  if (!(((op->m >= 1LL) && (op->m <= 8LL)))) return 1; /* use the GEMM path: decode GEMV serves 1..8 tokens */
   if (!(((op->n >= 1LL) && (op->k >= 1LL)))) return 2; /* empty shapes have nothing to compute */
   return 0;
 }

@@ -11276,7 +11276,7 @@ var Families = []table.Family{
 		Name: "gemv",
 		Outside: []table.Rule{{
 			Expr: "m >= 1 && m <= 8",
-			Why:  "decode GEMV serves 1..8 tokens; larger M belongs to the GEMM path",
+			Why:  "use the GEMM path: decode GEMV serves 1..8 tokens",
 		}, {
 			Expr: "n >= 1 && k >= 1",
 			Why:  "empty shapes have nothing to compute",

@@ -105,11 +105,12 @@ type Choice struct {
 // NotEligibleError says the op is outside what the family serves.
 type NotEligibleError struct {
 	Op     Op
-	Reason string
+	Reason string // the failed rule's why
+	Rule   string // the failed rule
 }
 
 func (e *NotEligibleError) Error() string {
-	return fmt.Sprintf("not eligible: use the GEMM path (%s: %s)", e.Op, e.Reason)
+	return fmt.Sprintf("not eligible: %s (%s fails %s)", e.Reason, e.Op, e.Rule)
 }
 
 // NoVariantError says no variant of the table can serve the op on the device.
@@ -385,7 +386,7 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, &NotEligibleError{Op: op, Reason: r.why + " (" + r.e.Src + ")"}
+			return nil, &NotEligibleError{Op: op, Reason: r.why, Rule: r.e.Src}
 		}
 	}
 	var cands []Candidate
