@@ -10,8 +10,8 @@ import (
 )
 
 // Cache stores compiler outputs by key. Each entry holds the SHA-256 of its
-// payload, so a corrupted or truncated entry is detected and rebuilt, never
-// used. Writes go to a temp file and are renamed in place, so concurrent
+// key and payload, so a corrupted or truncated entry, or one copied under
+// another key, is detected, removed and rebuilt, never used. Writes go to a temp file and are renamed in place, so concurrent
 // runs and interrupted writes never leave a partial entry under a key.
 type Cache struct {
 	Dir string
@@ -47,16 +47,31 @@ func (c *Cache) Get(key string) []byte {
 		return nil
 	}
 	b, err := os.ReadFile(c.path(key))
-	if err != nil || len(b) < sha256.Size {
+	if err != nil {
+		return nil
+	}
+	if len(b) < sha256.Size {
+		os.Remove(c.path(key)) // truncated: drop it so it is rebuilt
 		return nil
 	}
 	sum, payload := b[:sha256.Size], b[sha256.Size:]
-	got := sha256.Sum256(payload)
+	got := entrySum(key, payload)
 	if !bytes.Equal(sum, got[:]) {
 		os.Remove(c.path(key)) // corrupt: drop it so it is rebuilt
 		return nil
 	}
 	return payload
+}
+
+// entrySum is what an entry's first 32 bytes hold: the SHA-256 of its key
+// and payload.
+func entrySum(key string, payload []byte) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d:%s", len(key), key)
+	h.Write(payload)
+	var s [sha256.Size]byte
+	h.Sum(s[:0])
+	return s
 }
 
 // Put stores payload under key. Errors are ignored: the cache only saves time.
@@ -72,7 +87,7 @@ func (c *Cache) Put(key string, payload []byte) {
 	if err != nil {
 		return
 	}
-	sum := sha256.Sum256(payload)
+	sum := entrySum(key, payload)
 	_, err1 := f.Write(sum[:])
 	_, err2 := f.Write(payload)
 	err3 := f.Close()
