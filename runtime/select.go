@@ -238,43 +238,14 @@ var dtypeFuncTable = buildDtypeFuncs()
 func dtypeFuncs() map[string]func(expr.Value) (expr.Value, error) { return dtypeFuncTable }
 
 func buildDtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
-	get := func(v expr.Value) (*table.Dtype, error) {
-		for i := range generated.Dtypes {
-			if v.IsStr && generated.Dtypes[i].Name == v.Str {
-				return &generated.Dtypes[i], nil
+	return expr.DtypeFuncs(func(name string) (expr.DtypeFacts, bool) {
+		for _, d := range generated.Dtypes {
+			if d.Name == name {
+				return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}, true
 			}
 		}
-		return nil, fmt.Errorf("%s is not a dtype", v)
-	}
-	b2i := func(b bool) int64 {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	return map[string]func(expr.Value) (expr.Value, error){
-		"bytes": func(v expr.Value) (expr.Value, error) {
-			d, err := get(v)
-			if err != nil {
-				return expr.Value{}, err
-			}
-			return expr.Int(int64(d.WeightBytes)), nil
-		},
-		"act_bytes": func(v expr.Value) (expr.Value, error) {
-			d, err := get(v)
-			if err != nil {
-				return expr.Value{}, err
-			}
-			return expr.Int(int64(d.ActBytes)), nil
-		},
-		"scaled": func(v expr.Value) (expr.Value, error) {
-			d, err := get(v)
-			if err != nil {
-				return expr.Value{}, err
-			}
-			return expr.Int(b2i(d.Scaled)), nil
-		},
-	}
+		return expr.DtypeFacts{}, false
+	})
 }
 
 // Env is the expression environment of (op, device, variant).

@@ -64,39 +64,13 @@ func Env(s *spec.Spec, a *spec.Arch, params map[string]string) expr.MapEnv {
 
 // DtypeFuncs are the functions rules may call on a dtype name.
 func DtypeFuncs(s *spec.Spec) map[string]func(expr.Value) (expr.Value, error) {
-	get := func(v expr.Value) (*spec.Dtype, error) {
-		d := s.Dtypes[v.Str]
-		if !v.IsStr || d == nil {
-			return nil, fmt.Errorf("%s is not a dtype", v)
+	return expr.DtypeFuncs(func(name string) (expr.DtypeFacts, bool) {
+		d := s.Dtypes[name]
+		if d == nil {
+			return expr.DtypeFacts{}, false
 		}
-		return d, nil
-	}
-	return map[string]func(expr.Value) (expr.Value, error){
-		"bytes": func(v expr.Value) (expr.Value, error) {
-			d, err := get(v)
-			if err != nil {
-				return expr.Value{}, err
-			}
-			return expr.Int(int64(d.WeightBytes)), nil
-		},
-		"act_bytes": func(v expr.Value) (expr.Value, error) {
-			d, err := get(v)
-			if err != nil {
-				return expr.Value{}, err
-			}
-			return expr.Int(int64(d.ActBytes)), nil
-		},
-		"scaled": func(v expr.Value) (expr.Value, error) {
-			d, err := get(v)
-			if err != nil {
-				return expr.Value{}, err
-			}
-			if d.Scaled {
-				return expr.Int(1), nil
-			}
-			return expr.Int(0), nil
-		},
-	}
+		return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}, true
+	})
 }
 
 // Error is an expansion error (e.g. a family with no variants on an arch).
