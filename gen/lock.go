@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // LockFile sits in the module root; it serializes `gen` runs on one tree.
@@ -21,9 +22,16 @@ func lock(root string) (func(), error) {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b, _ := os.ReadFile(p)
 		f.Close()
-		pid := strings.TrimSpace(string(b))
+		// The holder writes its pid just after taking the lock: a run
+		// started at the same moment may find the file still empty.
+		pid := ""
+		for i := 0; i < 20 && pid == ""; i++ {
+			b, _ := os.ReadFile(p)
+			if pid = strings.TrimSpace(string(b)); pid == "" {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
 		if pid == "" {
 			pid = "unknown"
 		}
