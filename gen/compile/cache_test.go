@@ -19,13 +19,19 @@ var corruptions = []struct {
 	name string
 	do   func(t *testing.T, p string, other []byte)
 }{
-	{"flip payload byte", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { b[len(b)-1] ^= 0x40; return b }) }},
+	{"flip payload byte", func(t *testing.T, p string, _ []byte) {
+		edit(t, p, func(b []byte) []byte { b[len(b)-1] ^= 0x40; return b })
+	}},
 	{"flip checksum byte", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { b[3] ^= 1; return b }) }},
 	{"truncate to empty", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { return nil }) }},
 	{"truncate inside checksum", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { return b[:17] }) }},
 	{"truncate to checksum", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { return b[:32] }) }},
-	{"truncate payload", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { return b[:32+(len(b)-32)/2] }) }},
-	{"append garbage", func(t *testing.T, p string, _ []byte) { edit(t, p, func(b []byte) []byte { return append(b, 0, 1, 2) }) }},
+	{"truncate payload", func(t *testing.T, p string, _ []byte) {
+		edit(t, p, func(b []byte) []byte { return b[:32+(len(b)-32)/2] })
+	}},
+	{"append garbage", func(t *testing.T, p string, _ []byte) {
+		edit(t, p, func(b []byte) []byte { return append(b, 0, 1, 2) })
+	}},
 	{"another key's entry", func(t *testing.T, p string, other []byte) { edit(t, p, func([]byte) []byte { return other }) }},
 }
 
@@ -162,4 +168,3 @@ func TestCorruptCacheNeverReachesOutput(t *testing.T) {
 	}
 	t.Logf("%d of %d entries damaged (%d ways), all rebuilt; %d generated files identical", damaged, len(es), len(corruptions), len(first.Files))
 }
-

@@ -309,8 +309,8 @@ var (
 	// Other families: <family>_<dtype>_<tile> calling body<XT, LAYOUT, WG, WAVES>.
 	hipQuantNameRe = regexp.MustCompile(`^[a-z0-9_]+?_(f32|f16|bf16)_([a-z0-9]+)$`)
 	hipQuantCallRe = regexp.MustCompile(`^\s*(\w+)<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\(`)
-	hipNameRe   = regexp.MustCompile(`^gemv_(?:(fp8e4m3)_)?(f32|f16|bf16)_p(\d+)_r\d+_t\d+_(?:sg|sk\d+|wg\d+)$`)
-	hipCallRe   = regexp.MustCompile(`gemv<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
+	hipNameRe      = regexp.MustCompile(`^gemv_(?:(fp8e4m3)_)?(f32|f16|bf16)_p(\d+)_r\d+_t\d+_(?:sg|sk\d+|wg\d+)$`)
+	hipCallRe      = regexp.MustCompile(`gemv<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
 )
 
 // hipKernels lists the KG_KERNEL entries of a family's source, and maps the
