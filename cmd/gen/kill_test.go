@@ -216,7 +216,7 @@ func testGenKill(t *testing.T, f *killFixture) {
 	}
 	// During cold compiles: after the n-th finished compile (and at a
 	// few fixed times, while glslang and clang run).
-	for _, n := range []int{1, 3, 10, 25} {
+	for _, n := range []int{1, 2, 3, 5, 8, 13, 25, 40} {
 		points = append(points, killPoint{name: fmt.Sprintf("cold run after compile %d", n), cold: true,
 			after: func(_ *exec.Cmd, sc *bufio.Scanner) {
 				seen := 0
@@ -227,7 +227,7 @@ func testGenKill(t *testing.T, f *killFixture) {
 				}
 			}})
 	}
-	for _, d := range []time.Duration{20 * time.Millisecond, 300 * time.Millisecond} {
+	for _, d := range []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, time.Second} {
 		points = append(points, killPoint{name: fmt.Sprintf("cold run at %s", d), cold: true,
 			after: func(*exec.Cmd, *bufio.Scanner) { time.Sleep(d) }})
 	}
