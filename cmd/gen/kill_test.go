@@ -196,7 +196,7 @@ func stale(mod string) []string {
 // killPoint is one way of choosing the moment of the SIGKILL.
 type killPoint struct {
 	name  string
-	cold  bool // empty cache: the run compiles everything
+	cold  bool                                       // empty cache: the run compiles everything
 	after func(cmd *exec.Cmd, stderr *bufio.Scanner) // returns at the moment to kill
 }
 
