@@ -11351,6 +11351,7 @@ static int kg_gemv_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->m <= 8LL)))) return 1; /* use the GEMM path: decode GEMV serves 1..8 tokens */
   if (!(((op->n >= 1LL) && (op->k >= 1LL)))) return 2; /* empty shapes have nothing to compute */
+  if (!(((op->n * op->k) < 4294967296LL))) return 3; /* use the GEMM path: the kernels index W with 32-bit element offsets */
   return 0;
 }
 

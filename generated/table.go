@@ -11280,6 +11280,9 @@ var Families = []table.Family{
 		}, {
 			Expr: "n >= 1 && k >= 1",
 			Why:  "empty shapes have nothing to compute",
+		}, {
+			Expr: "n * k < 4294967296",
+			Why:  "use the GEMM path: the kernels index W with 32-bit element offsets",
 		}},
 		Prefer: []table.Rule{{
 			Expr: "tokens - m",
