@@ -321,13 +321,23 @@ func runInProcess(t *testing.T, args []string) (code int, stdout, stderr string)
 // and contents (not dir's own mode, which a swap changes).
 func treeHash(t testing.TB, dir string) string {
 	t.Helper()
+	sum, n, err := hashTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s (%d entries)", sum[:16], n)
+}
+
+// hashTree hashes every entry under dir (relative path, mode and, for
+// regular files, content), in path order.
+func hashTree(dir string) (sum string, entries int, err error) {
 	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if p == dir {
-			return nil
+			return nil // its own mode changes when gen swaps a new tree in
 		}
 		rel, _ := filepath.Rel(dir, p)
 		info, err := d.Info()
@@ -347,12 +357,12 @@ func treeHash(t testing.TB, dir string) string {
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		return "", 0, err
 	}
 	sort.Strings(lines)
 	h := sha256.New()
 	for _, l := range lines {
 		io.WriteString(h, l+"\n")
 	}
-	return fmt.Sprintf("%s (%d entries)", hex.EncodeToString(h.Sum(nil))[:16], len(lines))
+	return hex.EncodeToString(h.Sum(nil)), len(lines), nil
 }

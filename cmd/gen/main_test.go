@@ -3,8 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,40 +187,9 @@ func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: treehash DIR")
 	}
-	dir := ts.MkAbs(args[0])
-	type entry struct{ rel, line string }
-	var entries []entry
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == dir {
-			return nil // its own mode changes when gen swaps a new tree in
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		line := fmt.Sprintf("%s %v", filepath.ToSlash(rel), info.Mode())
-		if info.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			line += " " + hex.EncodeToString(sum[:])
-		}
-		entries = append(entries, entry{rel, line})
-		return nil
-	})
+	sum, n, err := hashTree(ts.MkAbs(args[0]))
 	ts.Check(err)
-	sort.Slice(entries, func(i, j int) bool { return entries[i].rel < entries[j].rel })
-	h := sha256.New()
-	for _, e := range entries {
-		io.WriteString(h, e.line+"\n")
-	}
-	fmt.Fprintf(ts.Stdout(), "%s %d entries\n", hex.EncodeToString(h.Sum(nil)), len(entries))
+	fmt.Fprintf(ts.Stdout(), "%s %d entries\n", sum, n)
 }
 
 // validjson FILE
