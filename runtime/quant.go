@@ -88,13 +88,18 @@ func QuantBlocksPerGroup(v *table.Variant, dev Device) (int, error) {
 }
 
 // PlanQuant computes the launch of quantizer v on dev for rows rows of K
-// elements, refusing shapes it cannot serve: an empty shape, Q8_K with K not
-// a multiple of 256 (Q8_1 pads instead), or sizes past 32-bit indexing.
+// elements, refusing what it cannot serve: a device that cannot run the
+// variant (CheckDevice: a workgroup above the device's maximum, Vulkan
+// subgroups under 8 lanes), an empty shape, Q8_K with K not a multiple of
+// 256 (Q8_1 pads instead), or sizes past 32-bit indexing.
 func PlanQuant(v *table.Variant, dev Device, rows, K int) (*QuantLaunch, error) {
 	refuse := func(f string, a ...any) error { return &RefusedError{Variant: v.Name, Reason: fmt.Sprintf(f, a...)} }
 	f, ok := QuantFormatOf(v.Family)
 	if !ok {
 		return nil, refuse("not a quantizer variant (family %s)", v.Family)
+	}
+	if err := CheckDevice(v, dev); err != nil {
+		return nil, err
 	}
 	if rows < 1 || K < 1 {
 		return nil, refuse("empty shape rows=%d K=%d", rows, K)

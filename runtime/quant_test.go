@@ -140,3 +140,67 @@ func TestSelectQuant(t *testing.T) {
 		t.Fatal("align=2 f32: want no variant")
 	}
 }
+
+// TestPlanQuantRefusesDeviceLimits: PlanQuant refuses, with CheckDevice's
+// typed refusal and no plan, every quantizer layout on a device that cannot
+// run it (Vulkan subgroups under 8 lanes, a workgroup above the device's
+// maximum), as Select excludes them with the same reasons.
+func TestPlanQuantRefusesDeviceLimits(t *testing.T) {
+	dev, err := ArchDevice("llvmpipe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := dev
+	small.Wave, small.MinSubgroup = 4, 4
+	narrow := dev
+	narrow.MaxWorkgroup = 16
+	layouts := map[string]bool{}
+	for i := range generated.Variants {
+		v := &generated.Variants[i]
+		if !IsQuant(v.Family) || v.Backend != "vulkan" || v.Arch != "llvmpipe" {
+			continue
+		}
+		layouts[v.Param("layout")] = true
+		for _, c := range []struct {
+			dev  Device
+			want string
+		}{
+			{small, "subgroups of 4 lanes; the kernels need at least 8"},
+			{narrow, "exceeds the device's 16"},
+		} {
+			if c.dev.MaxWorkgroup > 0 && WorkgroupSize(v, c.dev) <= c.dev.MaxWorkgroup {
+				continue
+			}
+			l, err := PlanQuant(v, c.dev, 4, 4096)
+			var re *RefusedError
+			if l != nil || !errors.As(err, &re) || !errors.Is(err, ErrRefused) || re.Variant != v.Name || !strings.Contains(re.Reason, c.want) {
+				t.Errorf("%s on %+v: plan %v, error %v; want a RefusedError saying %q", v.Name, c.dev, l, err, c.want)
+			}
+			if want := CheckDevice(v, c.dev); want == nil || err == nil || want.Error() != err.Error() {
+				t.Errorf("%s: PlanQuant says %v, CheckDevice %v", v.Name, err, want)
+			}
+		}
+		// The device itself serves it.
+		if _, err := PlanQuant(v, dev, 4, 4096); err != nil {
+			t.Errorf("%s on its own class: %v", v.Name, err)
+		}
+	}
+	for _, l := range []string{"thread", "subgroup", "workgroup"} {
+		if !layouts[l] {
+			t.Errorf("no llvmpipe quantizer variant of layout %s checked (have %v)", l, layouts)
+		}
+	}
+	// Select excludes what PlanQuant refuses.
+	for _, fam := range []string{"quant_q8k", "quant_q8_1"} {
+		_, err := SelectWith(small, Op{Family: fam, Dtype: "f16", M: 4, N: 1, K: 4096}, nil)
+		var nv *NoVariantError
+		if !errors.As(err, &nv) || len(nv.Candidates) == 0 {
+			t.Fatalf("%s on subgroups of 4: %v, want a NoVariantError", fam, err)
+		}
+		for _, c := range nv.Candidates {
+			if !strings.Contains(c.Excluded, "subgroups of 4 lanes") {
+				t.Errorf("%s excluded for %q", c.Variant.Name, c.Excluded)
+			}
+		}
+	}
+}

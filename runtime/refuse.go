@@ -9,7 +9,8 @@ import (
 // CheckDevice refuses a variant the device cannot run: a workgroup larger
 // than the device allows, or (Vulkan) subgroups smaller than the kernels
 // need. Select excludes such variants with the same reasons; launch planning
-// (PlanGEMV) refuses them, so a runner handed one launches nothing.
+// (PlanGEMV, PlanQuant) refuses them, so a runner handed one launches
+// nothing.
 func CheckDevice(v *table.Variant, dev Device) error {
 	if reason := deviceLimits(v, dev); reason != "" {
 		return &RefusedError{Variant: v.Name, Reason: reason}
