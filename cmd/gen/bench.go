@@ -15,7 +15,8 @@ import (
 )
 
 func newBenchCmd() *cobra.Command {
-	var backend, arch, module, shapes, dtypes, out, tunePath string
+	var backend, arch, shapes, dtypes, out, tunePath string
+	var modules []string
 	var reps int
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -29,6 +30,7 @@ stream from device memory, random data. It writes JSON; bench/cublas.py
 measures cuBLAS and copy bandwidth for the same cases in the same run.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
   gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
+  gen bench --backend cuda --module gemv_part1.cubin,gemv_part2.cubin --module gemv_part3.cubin --out cuda.json
   gen bench --backend vulkan --dtypes bf16 --out vulkan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,7 +42,7 @@ measures cuBLAS and copy bandwidth for the same cases in the same run.`,
 			var dev kruntime.Device
 			switch backend {
 			case "cuda":
-				ctx, mod, d, err := openCUDA(arch, module)
+				ctx, mod, d, err := openCUDA(arch, modules)
 				if err != nil {
 					return err
 				}
@@ -94,7 +96,7 @@ measures cuBLAS and copy bandwidth for the same cases in the same run.`,
 	}
 	cmd.Flags().StringVar(&backend, "backend", "cuda", "cuda (HIP sources through nvcc) or vulkan (SPIR-V)")
 	cmd.Flags().StringVar(&arch, "arch", "sm90", "cuda: HIP-source arch of the module")
-	cmd.Flags().StringVar(&module, "module", "", "cuda: compiled module of generated/hip/gemv_<arch>.hip")
+	cmd.Flags().StringSliceVar(&modules, "module", nil, "cuda: compiled modules of generated/hip/<family>_<arch>.hip files or parts of them; repeatable, comma-separated (kernels are looked up across all)")
 	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "shape suite")
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&out, "out", "bench.json", "JSON output")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
@@ -31,14 +32,35 @@ func openVulkan(index int) (d *vulkan.Device, close func(), err error) {
 	return d, func() { d.Close(); inst.Close() }, nil
 }
 
-// openCUDA opens the CUDA driver, loads a compiled module of arch's HIP
-// source and describes the device for selection with the arch's spec facts
-// and the device's own name, driver and limits.
-func openCUDA(arch, module string) (*driver.Context, *driver.Module, kruntime.Device, error) {
+// readModules reads the --module files (repeatable, comma-separated); none
+// or an unreadable one is exit 2.
+func readModules(flag string, paths []string) ([]driver.Image, error) {
+	var images []driver.Image
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, &exitError{2, err}
+		}
+		images = append(images, driver.Image{Name: p, Data: b})
+	}
+	if len(images) == 0 {
+		return nil, &exitError{2, fmt.Errorf("%s: give the compiled modules (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip, e.g. --module gemv_sm90.cubin,quant_q8k_sm90.cubin", flag)}
+	}
+	return images, nil
+}
+
+// openCUDA opens the CUDA driver, loads the compiled modules of arch's HIP
+// sources (kernels are looked up across all of them) and describes the
+// device for selection with the arch's spec facts and the device's own
+// name, driver and limits.
+func openCUDA(arch string, modules []string) (*driver.Context, *driver.Modules, kruntime.Device, error) {
 	var dev kruntime.Device
-	image, err := os.ReadFile(module)
+	images, err := readModules("--module", modules)
 	if err != nil {
-		return nil, nil, dev, &exitError{2, err}
+		return nil, nil, dev, err
 	}
 	if dev, err = kruntime.ArchDevice(arch); err != nil {
 		return nil, nil, dev, &exitError{2, err}
@@ -50,12 +72,12 @@ func openCUDA(arch, module string) (*driver.Context, *driver.Module, kruntime.De
 		}
 		return nil, nil, dev, err
 	}
-	mod, err := ctx.LoadModule(image)
+	mods, err := ctx.LoadModules(images...)
 	if err != nil {
 		ctx.Close()
 		return nil, nil, dev, err
 	}
 	info := ctx.Info()
 	dev.Name, dev.Driver, dev.ComputeUnits, dev.MaxWorkgroup = info.Name, info.DriverString(), info.ComputeUnits, info.MaxThreadsPerBlock
-	return ctx, mod, dev, nil
+	return ctx, mods, dev, nil
 }

@@ -13,7 +13,8 @@ import (
 )
 
 func newTuneCmd() *cobra.Command {
-	var arch, module, shapes, dtypes, cachePath string
+	var arch, shapes, dtypes, cachePath string
+	var modules []string
 	var reps int
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -26,6 +27,7 @@ gen explain --device, and engines using the runtime) then use the tuned pick;
 stale or corrupt entries are ignored and rewritten. It reports how long
 tuning took and how many calls it takes to pay for itself.`,
 		Example: `  gen tune --arch sm90 --module gemv_sm90.cubin --dtypes bf16
+  gen tune --arch sm90 --module gemv_part1.cubin,gemv_part2.cubin,gemv_part3.cubin
   KGEN_TUNE_CACHE=/tmp/tune.json gen tune --shapes bench/decode-shapes.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -33,7 +35,7 @@ tuning took and how many calls it takes to pay for itself.`,
 			if err != nil {
 				return &exitError{2, err}
 			}
-			ctx, mod, dev, err := openCUDA(arch, module)
+			ctx, mod, dev, err := openCUDA(arch, modules)
 			if err != nil {
 				return err
 			}
@@ -71,7 +73,7 @@ tuning took and how many calls it takes to pay for itself.`,
 		},
 	}
 	cmd.Flags().StringVar(&arch, "arch", "sm90", "HIP-source arch of the module")
-	cmd.Flags().StringVar(&module, "module", "", "compiled module of generated/hip/gemv_<arch>.hip")
+	cmd.Flags().StringSliceVar(&modules, "module", nil, "compiled modules of generated/hip/<family>_<arch>.hip files or parts of them; repeatable, comma-separated (kernels are looked up across all)")
 	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "shape suite")
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&cachePath, "cache", kruntime.DefaultTuneCachePath(), "tuning cache file")

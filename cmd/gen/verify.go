@@ -3,12 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kgen-dev/kgen/generated"
 	"github.com/kgen-dev/kgen/runtime/driver"
+	"github.com/kgen-dev/kgen/runtime/table"
 	"github.com/kgen-dev/kgen/runtime/verify"
 )
 
@@ -16,7 +17,7 @@ func newVerifyCmd() *cobra.Command {
 	var f verify.Filter
 	var seed uint64
 	var device int
-	var module string
+	var modules []string
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Run every variant on the local device against the CPU reference",
@@ -32,18 +33,29 @@ nonzero, .5 boundaries after scaling, subnormals, huge values, Inf and NaN),
 rows 1, 7, 64 and 4096, outputs poisoned with 0xFF bytes before each run.
 
 Every SPIR-V blob's SHA-256 is checked against the table before it reaches
-the driver. Exit 1 when any variant fails.`,
+the driver. Exit 1 when any variant fails.
+
+--backend cuda|hip runs the HIP sources of one --arch through the driver API
+from compiled modules: --module is repeatable and comma-separated (a large
+source split into parts compiled separately, and one file per family), each
+kernel is looked up across all of them (a kernel in two modules is an
+error). Without --family and --variant, every family with a kernel in the
+modules is verified, all of its variants (a kernel missing from every
+module fails).`,
 		Example: `  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json gen verify
   gen verify --family gemv --variant gemv_bf16_p8_r1_t1_wg256
   gen verify --family quant_q8k
-  gen verify --seed 42    # reproduce a run`,
+  gen verify --seed 42    # reproduce a run
+  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q8k.cubin generated/hip/quant_q8k_sm90.hip
+  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q81.cubin generated/hip/quant_q8_1_sm90.hip
+  gen verify --backend cuda --arch sm90 --module gemv_part1.cubin,gemv_part2.cubin --module q8k.cubin,q81.cubin`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch f.Backend {
 			case "", "vulkan":
 				f.Backend = "vulkan"
 			case "cuda", "hip":
-				return verifyDriver(cmd, f, seed, device, module)
+				return verifyDriver(cmd, f, seed, device, modules)
 			default:
 				return &exitError{2, fmt.Errorf("--backend %q; allowed: vulkan, cuda, hip", f.Backend)}
 			}
@@ -57,7 +69,7 @@ the driver. Exit 1 when any variant fails.`,
 				return err
 			}
 			defer r.Close()
-			return report(cmd, r, f, seed)
+			return report(cmd, r, generated.Variants, f, seed)
 		},
 	}
 	cmd.Flags().StringVar(&f.Backend, "backend", "vulkan", "backend to verify on")
@@ -66,15 +78,16 @@ the driver. Exit 1 when any variant fails.`,
 	cmd.Flags().StringVar(&f.Arch, "arch", "", "only table rows of this device class")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: from the clock; printed)")
 	cmd.Flags().IntVar(&device, "device", 0, "device index")
-	cmd.Flags().StringVar(&module, "module", "", "cuda/hip: the compiled module (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip (with --family <family>)")
+	cmd.Flags().StringSliceVar(&modules, "module", nil, "cuda/hip: compiled modules (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip files or parts of them; repeatable, comma-separated")
 	return cmd
 }
 
-// report runs the verification on r and prints failures and the summary.
-func report(cmd *cobra.Command, r verify.Runner, f verify.Filter, seed uint64) error {
+// report runs the verification of variants on r and prints failures and
+// the summary.
+func report(cmd *cobra.Command, r verify.Runner, variants []table.Variant, f verify.Filter, seed uint64) error {
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(cmd.ErrOrStderr(), "verify: device %s\n", r.Name())
-	rep, err := verify.Run(r, generated.Variants, verify.Options{Filter: f, Seed: seed, Log: out, Progress: cmd.ErrOrStderr()})
+	rep, err := verify.Run(r, variants, verify.Options{Filter: f, Seed: seed, Log: out, Progress: cmd.ErrOrStderr()})
 	if err != nil {
 		return &exitError{2, err}
 	}
@@ -90,14 +103,16 @@ func report(cmd *cobra.Command, r verify.Runner, f verify.Filter, seed uint64) e
 }
 
 // verifyDriver verifies HIP-source variants of one arch through the CUDA or
-// HIP driver API, from a module compiled from generated/hip/<family>_<arch>.hip.
-func verifyDriver(cmd *cobra.Command, f verify.Filter, seed uint64, device int, module string) error {
-	if f.Arch == "" || module == "" {
-		return &exitError{2, fmt.Errorf("--backend %s needs --arch (e.g. sm90) and --module (e.g. nvcc -x cu -arch=sm_90 -cubin generated/hip/gemv_sm90.hip), and --family when the module holds one family's kernels", f.Backend)}
+// HIP driver API, from modules compiled from generated/hip/<family>_<arch>.hip
+// files (or parts of them). Without --family and --variant it verifies every
+// family with a kernel in the modules.
+func verifyDriver(cmd *cobra.Command, f verify.Filter, seed uint64, device int, modules []string) error {
+	if f.Arch == "" || len(modules) == 0 {
+		return &exitError{2, fmt.Errorf("--backend %s needs --arch (e.g. sm90) and --module (e.g. nvcc -x cu -arch=sm_90 -cubin generated/hip/gemv_sm90.hip; repeatable, comma-separated)", f.Backend)}
 	}
-	image, err := os.ReadFile(module)
+	images, err := readModules("--module", modules)
 	if err != nil {
-		return &exitError{2, err}
+		return err
 	}
 	ctx, err := driver.Open(driver.Backend(f.Backend), device)
 	if err != nil {
@@ -107,11 +122,22 @@ func verifyDriver(cmd *cobra.Command, f verify.Filter, seed uint64, device int, 
 		return err
 	}
 	defer ctx.Close()
-	r, err := verify.NewDriverRunner(ctx, f.Arch, image)
+	r, err := verify.NewDriverRunner(ctx, f.Arch, images...)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	f.Backend = "hip" // the table's backend for HIP-source variants
-	return report(cmd, r, f, seed)
+	variants := generated.Variants
+	if f.Family == "" && f.Variant == "" {
+		var families []string
+		if variants, families, err = r.Present(generated.Variants); err != nil {
+			return err
+		}
+		if len(families) == 0 {
+			return &exitError{2, fmt.Errorf("no kernel of hip/%s is in %s: build the modules from generated/hip/<family>_%s.hip", f.Arch, strings.Join(modules, ", "), f.Arch)}
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "verify: families in the modules: %s\n", strings.Join(families, ", "))
+	}
+	return report(cmd, r, variants, f, seed)
 }

@@ -85,12 +85,18 @@ type Result struct {
 	TuneSeconds   float64 `json:"tune_seconds"`
 }
 
+// Kernels finds kernels by name: a *driver.Module, or *driver.Modules to
+// look them up across several.
+type Kernels interface {
+	Function(name string) (*driver.Function, error)
+}
+
 // Runner times variants of one HIP-source arch on a driver context. It is
 // a runtime.Timer: buffers are set up once per op and reused for every
 // candidate of that op.
 type Runner struct {
 	Ctx  *driver.Context
-	Mod  *driver.Module
+	Mod  Kernels
 	Dev  kruntime.Device
 	Reps int
 	Rng  *rand.Rand

@@ -21,6 +21,8 @@ var (
 	ErrDeviceLost = errors.New("driver: device context lost")
 	// ErrClosed: the Context was closed.
 	ErrClosed = errors.New("driver: context closed")
+	// ErrNotFound: a kernel (or other symbol) is not in the module.
+	ErrNotFound = errors.New("driver: not found")
 )
 
 // Error is a failed driver call, e.g.
@@ -34,14 +36,16 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s (%d)", e.Op, e.Name, e.Code) }
 
-// Is matches ErrDeviceLost for sticky kernel faults and ErrNoDevice for
-// "no device" / "invalid device".
+// Is matches ErrDeviceLost for sticky kernel faults, ErrNoDevice for
+// "no device" / "invalid device" and ErrNotFound for "not found".
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrDeviceLost:
 		return sticky(e.Backend, e.Code)
 	case ErrNoDevice:
 		return e.Code == 100 || e.Code == 101 // both APIs: no device / invalid device
+	case ErrNotFound:
+		return e.Code == 500 // CUDA_ERROR_NOT_FOUND, hipErrorNotFound
 	}
 	return false
 }

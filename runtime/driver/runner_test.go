@@ -141,7 +141,7 @@ func fakeRunner(t *testing.T, arch string, vs []table.Variant, skipLast bool) *v
 		t.Fatal(err)
 	}
 	t.Cleanup(ctx.Close)
-	r, err := verify.NewDriverRunner(ctx, arch, []byte(strings.Join(names, " ")))
+	r, err := verify.NewDriverRunner(ctx, arch, driver.Image{Name: "fake.cubin", Data: []byte(strings.Join(names, " "))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,13 +200,13 @@ func TestNewDriverRunnerRefuses(t *testing.T) {
 		"gfx942":  "wave 64",
 		"nowhere": "unknown arch",
 	} {
-		if _, err := verify.NewDriverRunner(ctx, arch, []byte("k")); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := verify.NewDriverRunner(ctx, arch, driver.Image{Data: []byte("k")}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", arch, err)
 		}
 	}
 	for _, a := range generated.Archs {
 		if a.Backend == "vulkan" {
-			if _, err := verify.NewDriverRunner(ctx, a.Name, []byte("k")); err == nil || !strings.Contains(err.Error(), "not a HIP arch") {
+			if _, err := verify.NewDriverRunner(ctx, a.Name, driver.Image{Data: []byte("k")}); err == nil || !strings.Contains(err.Error(), "not a HIP arch") {
 				t.Errorf("%s: %v", a.Name, err)
 			}
 			break
@@ -306,7 +306,7 @@ func TestDriverRunnerGEMVOnGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := verify.NewDriverRunner(ctx, arch, image)
+	r, err := verify.NewDriverRunner(ctx, arch, driver.Image{Name: ptx, Data: image})
 	if err != nil {
 		t.Fatal(err)
 	}

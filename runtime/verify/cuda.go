@@ -11,14 +11,15 @@ import (
 // DriverRunner runs the HIP table rows of one arch through a GPU driver
 // context (runtime/driver): on AMD through HIP, or on NVIDIA through CUDA
 // with the arch's generated source compiled by nvcc (kgen_hip.h maps the
-// HIP names to CUDA). The module image holds every kernel of
-// generated/hip/gemv_<arch>.hip under its extern "C" name, the variant's
-// Name.
+// HIP names to CUDA). The module images hold the kernels of
+// generated/hip/<family>_<arch>.hip files (a file may be split into parts
+// compiled separately) under their extern "C" names, the variants' Names;
+// each kernel is looked up across all of them and must be in one.
 type DriverRunner struct {
 	Ctx   *driver.Context
 	arch  string
 	dev   kruntime.Device
-	mod   *driver.Module
+	mods  *driver.Modules
 	funcs map[string]*driver.Function
 	bufs  map[string]driverBuf
 }
@@ -28,11 +29,11 @@ type driverBuf struct {
 	size int
 }
 
-// NewDriverRunner loads image (a cubin, PTX or AMD code object built from
-// the arch's .hip file) into ctx. The arch's kernels are compiled for the
+// NewDriverRunner loads images (cubins, PTX or AMD code objects built from
+// the arch's .hip files) into ctx. The arch's kernels are compiled for the
 // arch's wave size (kWave), so the device's warp size must equal it: on an
 // NVIDIA GPU (warp 32) use a wave-32 arch's file.
-func NewDriverRunner(ctx *driver.Context, arch string, image []byte) (*DriverRunner, error) {
+func NewDriverRunner(ctx *driver.Context, arch string, images ...driver.Image) (*DriverRunner, error) {
 	a, err := kruntime.ArchDevice(arch)
 	if err != nil {
 		return nil, err
@@ -45,12 +46,12 @@ func NewDriverRunner(ctx *driver.Context, arch string, image []byte) (*DriverRun
 		return nil, fmt.Errorf("arch %s kernels are built for wave %d but %s has warp size %d: use an arch whose wave is %d",
 			arch, a.Wave, info.Name, info.WarpSize, info.WarpSize)
 	}
-	mod, err := ctx.LoadModule(image)
+	mods, err := ctx.LoadModules(images...)
 	if err != nil {
 		return nil, fmt.Errorf("load %s module: %w", arch, err)
 	}
 	return &DriverRunner{
-		Ctx: ctx, arch: arch, mod: mod, funcs: map[string]*driver.Function{}, bufs: map[string]driverBuf{},
+		Ctx: ctx, arch: arch, mods: mods, funcs: map[string]*driver.Function{}, bufs: map[string]driverBuf{},
 		dev: kruntime.Device{
 			Backend: "hip", Arch: arch, Name: info.Name, Wave: info.WarpSize, ComputeUnits: info.ComputeUnits,
 			SharedMemory: info.SharedMemPerBlock, MaxWorkgroup: info.MaxThreadsPerBlock, MinSubgroup: info.WarpSize,
@@ -68,17 +69,55 @@ func (r *DriverRunner) Name() string {
 	return fmt.Sprintf("%s (%s, HIP source for %s, warp %d)", i.Name, i.DriverString(), r.arch, i.WarpSize)
 }
 
-// Close frees the runner's buffers and unloads its module; the Context
+// Close frees the runner's buffers and unloads its modules; the Context
 // stays open (its owner closes it).
 func (r *DriverRunner) Close() {
 	for _, b := range r.bufs {
 		r.Ctx.Free(b.p)
 	}
 	r.bufs = map[string]driverBuf{}
-	if r.mod != nil {
-		r.mod.Unload()
-		r.mod = nil
+	if r.mods != nil {
+		r.mods.Unload()
+		r.mods = nil
 	}
+}
+
+// Has reports whether the kernel of v is in one of the runner's modules (an
+// error: it is in two, or the driver failed).
+func (r *DriverRunner) Has(v *table.Variant) (bool, error) {
+	if r.mods == nil {
+		return false, fmt.Errorf("runner is closed")
+	}
+	return r.mods.Has(v.Name)
+}
+
+// Present returns the variants of variants (HIP rows of the runner's arch)
+// whose family has at least one kernel in the modules: every variant of
+// such a family, present or not, so a missing part of a split build fails
+// verification instead of passing unnoticed. families lists those families
+// in table order.
+func (r *DriverRunner) Present(variants []table.Variant) (present []table.Variant, families []string, err error) {
+	has := map[string]bool{}
+	for i := range variants {
+		v := &variants[i]
+		if v.Backend != "hip" || v.Arch != r.arch || has[v.Family] {
+			continue
+		}
+		ok, err := r.Has(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			has[v.Family] = true
+			families = append(families, v.Family)
+		}
+	}
+	for _, v := range variants {
+		if v.Backend == "hip" && v.Arch == r.arch && has[v.Family] {
+			present = append(present, v)
+		}
+	}
+	return present, families, nil
 }
 
 // function returns (looking up once) the kernel named by the variant.
@@ -86,10 +125,10 @@ func (r *DriverRunner) function(v *table.Variant) (*driver.Function, error) {
 	if f, ok := r.funcs[v.Name]; ok {
 		return f, nil
 	}
-	if r.mod == nil {
+	if r.mods == nil {
 		return nil, fmt.Errorf("runner is closed")
 	}
-	f, err := r.mod.Function(v.Name)
+	f, err := r.mods.Function(v.Name)
 	if err != nil {
 		return nil, err
 	}
