@@ -166,6 +166,10 @@ type TuneResult struct {
 	Timed     int
 	Elapsed   time.Duration
 	Heuristic *table.Variant
+	// Times is every timed variant's median (us) by name, the heuristic
+	// pick's included: what heuristic rules are evaluated against offline.
+	// It is not stored in the tuning cache.
+	Times map[string]float64
 }
 
 // Tune times the heuristic pick and every eligible candidate sharing its
@@ -185,6 +189,7 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 			return out, fmt.Errorf("%s %s: %w", op, h.Name, err)
 		}
 		best, bus, n := h, hus, 1
+		times := map[string]float64{h.Name: hus}
 		for _, c := range ch.Candidates {
 			v := c.Variant
 			if c.Excluded != "" || v == h || v.Param("pack") != h.Param("pack") || v.Param("tokens") != h.Param("tokens") {
@@ -195,6 +200,7 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 				return out, fmt.Errorf("%s %s: %w", op, v.Name, err)
 			}
 			n++
+			times[v.Name] = us
 			if us < bus {
 				best, bus = v, us
 			}
@@ -206,7 +212,7 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 			cache.Entries[tuneKey(dev, op)] = e
 			cache.mu.Unlock()
 		}
-		out = append(out, TuneResult{Op: op, Entry: e, Timed: n, Elapsed: time.Since(start), Heuristic: h})
+		out = append(out, TuneResult{Op: op, Entry: e, Timed: n, Elapsed: time.Since(start), Heuristic: h, Times: times})
 	}
 	return out, nil
 }

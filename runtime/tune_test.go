@@ -45,6 +45,16 @@ func TestTuneCache(t *testing.T) {
 	if e.US >= e.HeurUS || ft.calls != e.Candidates || e.Candidates < 2 {
 		t.Fatalf("tune: %+v after %d timings", e, ft.calls)
 	}
+	// Every timed candidate's time is reported, the heuristic's included.
+	times := res[0].Times
+	if len(times) != e.Candidates || times[e.Heuristic] != e.HeurUS || times[e.Variant] != e.US {
+		t.Fatalf("times %v, entry %+v", times, e)
+	}
+	for name, us := range times {
+		if us < e.US {
+			t.Errorf("%s at %.0f us beats the winner", name, us)
+		}
+	}
 	path := filepath.Join(t.TempDir(), "tune.json")
 	if err := cache.Save(path); err != nil {
 		t.Fatal(err)

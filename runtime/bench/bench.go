@@ -83,6 +83,10 @@ type Result struct {
 	TunedGBps     float64 `json:"tuned_gbps"`
 	HeuristicGBps float64 `json:"heuristic_gbps"`
 	TuneSeconds   float64 `json:"tune_seconds"`
+	// Times is every timed candidate's median in us by variant name (the
+	// heuristic and tuned picks included), for evaluating selection rules
+	// offline (go run ./cmd/benchreport -eval).
+	Times map[string]float64 `json:"times,omitempty"`
 }
 
 // Kernels finds kernels by name: a *driver.Module, or *driver.Modules to
@@ -241,7 +245,8 @@ func Run(t kruntime.Timer, dev kruntime.Device, c Case, cache *kruntime.TuneCach
 	dt := dtypeOf(c.Dtype)
 	wbytes := int64(c.N) * int64(c.K) * int64(dt.WeightBytes)
 	res := &Result{Case: c, WeightBytes: wbytes, Bytes: wbytes + int64(c.M*c.K*dt.ActBytes) + int64(4*c.M*c.N),
-		Heuristic: e.Heuristic, HeuristicUS: e.HeurUS, Tuned: e.Variant, TunedUS: e.US, Candidates: e.Candidates, TuneSeconds: trs[0].Elapsed.Seconds()}
+		Heuristic: e.Heuristic, HeuristicUS: e.HeurUS, Tuned: e.Variant, TunedUS: e.US, Candidates: e.Candidates, TuneSeconds: trs[0].Elapsed.Seconds(),
+		Times: trs[0].Times}
 	res.TunedGBps = float64(res.Bytes) / res.TunedUS / 1e3
 	res.HeuristicGBps = float64(res.Bytes) / res.HeuristicUS / 1e3
 	return res, nil
