@@ -36,7 +36,7 @@ func (k *HIPKernel) P(name string) (string, error) {
 }
 
 var typeEnum = map[string]string{"f32": "KG_F32", "f16": "KG_F16", "bf16": "KG_BF16", "e4m3": "KG_E4M3"}
-var layoutEnum = map[string]string{"subgroup": "KG_SUBGROUP", "workgroup": "KG_WORKGROUP", "splitk": "KG_SPLITK", "thread": "KG_THREAD"}
+var layoutEnum = map[string]string{"subgroup": "KG_SUBGROUP", "workgroup": "KG_WORKGROUP", "splitk": "KG_SPLITK", "mma": "KG_MMA", "thread": "KG_THREAD"}
 
 // WorkgroupSize is a variant's workgroup size on a device whose subgroup
 // (wave) has the given size: the subgroup layout uses `waves` subgroups when

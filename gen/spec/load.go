@@ -581,6 +581,11 @@ var OpNames = []string{"m", "n", "k", "align"}
 // ArchNames are the arch facts rules may use.
 var ArchNames = []string{"wave", "compute_units", "shared_memory"}
 
+// BuildArchNames are arch facts only constraints may use: they decide what
+// is generated, and the runtime never needs them ("target": amdgcn or cuda
+// for hip archs, "" for vulkan ones).
+var BuildArchNames = []string{"target"}
+
 func (l *loader) load() (*Spec, error) {
 	var rk rawKernels
 	if err := l.read(KernelsFile, &rk); err != nil {
@@ -796,7 +801,14 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		params[k] = true
 	}
 	funcs := map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}
-	constraintDecl := expr.Decl{Names: params, Funcs: funcs}
+	constraintNames := map[string]bool{}
+	for k := range params {
+		constraintNames[k] = true
+	}
+	for _, k := range BuildArchNames {
+		constraintNames[k] = true
+	}
+	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs}
 	for i, rr := range rf.Constraints {
 		r, err := l.rule(rr, constraintDecl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 			return b.Child("constraints").Index(uint(i)).Child("rule")

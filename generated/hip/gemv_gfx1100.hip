@@ -8,16 +8,47 @@
 namespace {
 
 constexpr int kWave = 32;
-enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2 };
+enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2, KG_MMA = 3 };
 
 // Each workgroup computes ROWS consecutive output rows for up to TOK tokens.
 //   KG_SUBGROUP:  WG = ROWS waves; wave w owns row row0+w; lanes stride K.
 //   KG_WORKGROUP: all WG lanes stride K for every row; waves reduce via LDS.
 //   KG_SPLITK:    like KG_WORKGROUP over one of SPLITS K slices; the last
 //                 workgroup of a row group to finish adds the slices in order.
+//   KG_MMA:       16 rows per workgroup on tensor cores (gemv_mma below;
+//                 target: cuda archs only), split-K when SPLITS > 1.
 // Tails: K % PACK == 0 is required (the runtime enforces it); any K beyond
 // that and any N are handled: rows past N and tokens past T are clamped for
 // the loads and never stored.
+// The end of the workgroup layouts: lane `have` holds the workgroup's sum
+// for token t of row n. One slice: store it. Split-K: publish this slice;
+// the last slice of the row group to arrive adds all of them in order.
+template <int SPLITS, bool SCALED>
+KG_DEVICE void finish(float sum, bool have, int t, int n, const float* __restrict__ scale, float* __restrict__ Y,
+                      float* __restrict__ partial, unsigned* __restrict__ counter, int T, int N) {
+  const int tid = kg_tid();
+  const bool owner = have && t < T && n < N;
+  if (SPLITS == 1) {
+    if (owner) Y[(size_t)t * N + n] = SCALED ? sum * scale[n] : sum;
+    return;
+  }
+  const int split = kg_bid_y();
+  if (owner) partial[((size_t)split * T + t) * N + n] = sum;
+  kg_fence();
+  kg_sync();
+  KG_SHARED unsigned last;
+  if (tid == 0) last = kg_atomic_inc(&counter[kg_bid_x()]) == SPLITS - 1;
+  kg_sync();
+  if (!last) return;
+  kg_fence();
+  if (owner) {
+    float total = 0.0f;
+    for (int s = 0; s < SPLITS; ++s) total += ((volatile float*)partial)[((size_t)s * T + t) * N + n];
+    Y[(size_t)t * N + n] = SCALED ? total * scale[n] : total;
+  }
+  if (tid == 0) counter[kg_bid_x()] = 0;  // ready for the next launch
+}
+
 template <int WT, int XT, int PACK, int ROWS, int TOK, int LAYOUT, int WG, int SPLITS, bool SCALED>
 KG_DEVICE void gemv(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X,
                     const float* __restrict__ scale, float* __restrict__ Y,
@@ -104,32 +135,95 @@ KG_DEVICE void gemv(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
   kg_sync();
   float sum = 0.0f;
   const int r = tid / TOK, t = tid % TOK;
-  const int n = row0 + r;
-  const bool owner = tid < R * TOK && t < T && n < N;
   if (tid < R * TOK) {
     for (int i = 0; i < NWAVE; ++i) sum += red[i][tid];
   }
-  if (LAYOUT == KG_WORKGROUP) {
-    if (owner) Y[(size_t)t * N + n] = SCALED ? sum * scale[n] : sum;
-    return;
+  finish<SPLITS, SCALED>(sum, tid < R * TOK, t, row0 + r, scale, Y, partial, counter, T, N);
+}
+
+// Tensor-core layout (KG_MMA, target: cuda): a workgroup owns 16 rows; its
+// WG / 32 warps stride K 32 elements at a time. Lane (g, q) = (lane / 4,
+// lane % 4) loads 8 consecutive elements of rows g and g + 8 and of token g
+// at k + 8q, and two m16n8k16 MMAs consume them. Which physical k fills which
+// MMA k slot does not matter as long as A and B agree: slots 2q, 2q+1 of MMA
+// j take elements 4j, 4j+1 of the lane's 8 and slots 2q+8, 2q+9 elements
+// 4j+2, 4j+3, for the weights and the activations alike. Loads are 16 bytes
+// (8 for e4m3) and full 64-byte row segments per 4 lanes. Rows past N and
+// tokens past T are clamped for loads and never stored; K % 8 == 0.
+template <int WT, int XT, int TOK, int WG, int SPLITS, bool SCALED>
+KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X,
+                        const float* __restrict__ scale, float* __restrict__ Y,
+                        float* __restrict__ partial, unsigned* __restrict__ counter,
+                        int T, int N, int K) {
+  constexpr int WB = kg_type<WT>::bytes;
+  constexpr int XB = kg_type<XT>::bytes;
+  constexpr int NW = WG / 32;
+  constexpr int UNROLL = 4;  // loads in flight per lane before the MMAs
+  constexpr int STEP = NW * 32;
+  static_assert(WG % 32 == 0 && NW >= 4, "mma tiles: whole warps, at least 4 (the 128 outputs are summed by 128 lanes)");
+  static_assert(XB == 2 && (WB == 2 || WT == KG_E4M3), "mma tiles: 16-bit activations; 16-bit or e4m3 weights");
+
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int row0 = kg_bid_x() * 16;
+  const uint8_t* wa = W + (size_t)min(row0 + g, N - 1) * K * WB;
+  const uint8_t* wb = W + (size_t)min(row0 + g + 8, N - 1) * K * WB;
+  const uint8_t* xg = X + (size_t)min(g, T - 1) * K * XB;
+
+  int kbeg = 0, kend = K;
+  if (SPLITS > 1) {
+    const int chunk = ((K + SPLITS - 1) / SPLITS + 7) / 8 * 8;
+    kbeg = min(K, kg_bid_y() * chunk);
+    kend = min(K, kbeg + chunk);
   }
 
-  // Split-K: publish this slice, then the last slice to arrive reduces.
-  const int split = kg_bid_y();
-  if (owner) partial[((size_t)split * T + t) * N + n] = sum;
-  kg_fence();
-  kg_sync();
-  KG_SHARED unsigned last;
-  if (tid == 0) last = kg_atomic_inc(&counter[kg_bid_x()]) == SPLITS - 1;
-  kg_sync();
-  if (!last) return;
-  kg_fence();
-  if (owner) {
-    float total = 0.0f;
-    for (int s = 0; s < SPLITS; ++s) total += ((volatile float*)partial)[((size_t)s * T + t) * N + n];
-    Y[(size_t)t * N + n] = SCALED ? total * scale[n] : total;
+  float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int k0 = kbeg + warp * 32 + q * 8; k0 < kend; k0 += STEP * UNROLL) {
+    uint32_t a[UNROLL][2][4], b[UNROLL][4];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      const int k = k0 + u * STEP;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[u][0][i] = a[u][1][i] = b[u][i] = 0u;
+      if (k < kend) {
+        kg_load<8 * WB>(a[u][0], wa + (size_t)k * WB);
+        kg_load<8 * WB>(a[u][1], wb + (size_t)k * WB);
+        kg_load<8 * XB>(b[u], xg + (size_t)k * XB);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) {
+      if constexpr (WT == KG_E4M3) {
+        // 8 bytes per row -> 4 registers of f16/bf16 pairs (times 2^-8).
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const uint32_t ra = a[u][h][0], rb = a[u][h][1];
+          a[u][h][0] = kg_e4m3x2_to_x2<XT, 0>(ra);
+          a[u][h][1] = kg_e4m3x2_to_x2<XT, 1>(ra);
+          a[u][h][2] = kg_e4m3x2_to_x2<XT, 0>(rb);
+          a[u][h][3] = kg_e4m3x2_to_x2<XT, 1>(rb);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+        kg_mma_16x8x16<XT>(d, a[u][0][2 * j], a[u][1][2 * j], a[u][0][2 * j + 1], a[u][1][2 * j + 1], b[u][2 * j], b[u][2 * j + 1]);
+    }
   }
-  if (tid == 0) counter[kg_bid_x()] = 0;  // ready for the next launch
+
+  // Sum the warps' fragments in warp order; lane i of the first 128 owns
+  // output (row g + 8 * (i / 64), token 2q + (i / 32) % 2).
+  KG_SHARED float red[NW][4][32];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) red[warp][i][lane] = d[i];
+  kg_sync();
+  float sum = 0.0f;
+  const int i = (tid / 32) % 4;
+  if (tid < 128) {
+    for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
+    if (WT == KG_E4M3) sum *= 256.0f;  // the weights entered as value * 2^-8
+  }
+  const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
+  finish<SPLITS, SCALED>(sum, tid < 128 && t < TOK, t, n, scale, Y, partial, counter, T, N);
 }
 
 }  // namespace

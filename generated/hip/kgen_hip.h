@@ -130,14 +130,13 @@ KG_DEVICE void kg_load(uint32_t (&w)[4], const void* p) {
 }
 
 // OCP fp8 E4M3 (e4m3fn): bias 7, no infinities, S.1111.111 is NaN.
+// Branch-free: the byte's exponent and mantissa moved into an f16's (sign
+// to bit 15, E.MMM to bits 13..7) is the same number times 2^-8, subnormals
+// included (f16 subnormals are never flushed, and an f16 converts to a normal
+// f32 exactly); times 256 is exact. The only other case is NaN.
 KG_DEVICE float kg_e4m3_to_f32(uint32_t b) {
-  uint32_t s = (b & 0x80u) << 24, e = (b >> 3) & 0xFu, m = b & 7u;
-  if (e == 0) {
-    float f = (float)m * 0.001953125f;  // m * 2^-9
-    return s ? -f : f;
-  }
-  if (e == 15 && m == 7) return kg_bits_to_f32(0x7FC00000u);
-  return kg_bits_to_f32(s | ((e + 120u) << 23) | (m << 20));
+  const float f = kg_f16_to_f32(((b & 0x80u) << 8) | ((b & 0x7Fu) << 7)) * 256.0f;
+  return (b & 0x7Fu) == 0x7Fu ? kg_bits_to_f32(0x7FC00000u) : f;
 }
 
 // Element types of weights and activations.
@@ -162,3 +161,54 @@ KG_DEVICE float kg_elem(const uint32_t (&w)[4], int j) {
     return kg_e4m3_to_f32((w[j >> 2] >> ((j & 3) * 8)) & 0xFFu);
   }
 }
+
+// Tensor-core MMA (NVIDIA sm_80+, target: cuda only): D = A(16x16) B(16x8) + D
+// with f32 accumulation, A and B bf16 or f16 (XT). Fragments per lane
+// (g = lane / 4, q = lane % 4), as PTX defines m16n8k16:
+//   a0: A[g][2q..2q+1]  a1: A[g+8][2q..2q+1]  a2: A[g][2q+8..]  a3: A[g+8][2q+8..]
+//   b0: B[2q..2q+1][g]  b1: B[2q+8..2q+9][g]
+//   d0,d1: D[g][2q, 2q+1]  d2,d3: D[g+8][2q, 2q+1]
+// Each a/b register holds two 16-bit elements, the lower k in the low half.
+// e4m3 weights enter as f16 pairs scaled by 2^-8 (kg_e4m3x2_to_f16x2; the
+// kernel multiplies the 2^8 back into its result): exact.
+#if defined(__CUDACC__)
+template <int XT>
+KG_DEVICE void kg_mma_16x8x16(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+  static_assert(XT == KG_BF16 || XT == KG_F16, "tensor-core GEMV takes bf16 or f16 activations");
+  if constexpr (XT == KG_BF16) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+}
+// Bytes 2*HALF and 2*HALF+1 of w (e4m3) -> two 16-bit XT values equal to
+// the e4m3 values times 2^-8, the lower byte's in the low half.
+template <int XT, int HALF>
+KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t w) {
+  const uint32_t v = __byte_perm(w, 0u, HALF ? 0x4342 : 0x4140);  // bytes to bits 0..7 and 16..23
+  uint32_t h = ((v << 8) & 0x80008000u) | ((v << 7) & 0x3F803F80u);  // f16 pair, value * 2^-8
+  const uint32_t nan = __vcmpeq2(v & 0x007F007Fu, 0x007F007Fu);      // 0xFFFF where S.1111.111
+  h = (h & ~nan) | (0x7E007E00u & nan);
+  if constexpr (XT == KG_F16) {
+    return h;
+  } else {
+    // f16 -> f32 is exact; f32 -> bf16 keeps these few bits exactly.
+    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
+    return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
+  }
+}
+#else
+template <int XT>
+KG_DEVICE void kg_mma_16x8x16(float (&)[4], uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
+  static_assert(XT < 0, "tensor-core (mma) GEMV tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
+}
+template <int XT, int HALF>
+KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t) {
+  static_assert(XT < 0, "tensor-core (mma) GEMV tiles exist for target: cuda archs only");
+  return 0;
+}
+#endif

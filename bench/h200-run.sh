@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One GPU-machine run (see /work/.library/device): bash bench/h200-run.sh PHASE...
+# Phases, in the order given:
+#   verify  every variant: SPIR-V through NVIDIA's Vulkan (alongside the nvcc
+#           builds), the sm90 HIP sources (all families) through CUDA, then
+#           compute-sanitizer memcheck on tail shapes
+#   cublas  cuBLAS (torch) and copy/read bandwidth for the GEMV suite
+#   cuda    GEMV bench, CUDA path, bf16     fp8     the same, fp8e4m3_bf16
+#   vulkan  GEMV bench, Vulkan path, bf16   quant   Q8_K / Q8_1 bench, both paths
+#   tune    gen tune on the Qwen3-0.6B decode list (its time is the cost of tuning)
+# Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
+# Vulkan loader .debs). Everything lands in $OUT/r and, packed, $OUT/r.tgz
+# (the device tool returns at most 8 files). Each phase has a time budget
+# (seconds, env BUDGET_<phase>) so a run ends inside the tool's 10 minutes.
+set -u
+out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
+pack() { tar -C "$out" -czf "$out/r.tgz" r; }
+trap pack EXIT
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
+log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
+
+# The sm90 HIP sources as parallel cubins (bench/nvcc-split.sh).
+build() {
+  [ -n "${MODS:-}" ] && return
+  log "nvcc"
+  g=$(bash bench/nvcc-split.sh generated/hip/gemv_sm90.hip 14 /tmp/nv) || { log "nvcc gemv failed"; exit 1; }
+  q=$(bash bench/nvcc-split.sh generated/hip/quant_q8k_sm90.hip 1 /tmp/nv) || { log "nvcc q8k failed"; exit 1; }
+  q1=$(bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv) || { log "nvcc q8_1 failed"; exit 1; }
+  GEMV=$g; MODS=$g,$q,$q1; QMODS=$q,$q1
+  log "nvcc done"
+}
+budget() { local v="BUDGET_$1"; echo "${!v:-$2}"; }
+
+for phase in "$@"; do
+  case $phase in
+  verify)
+    log "verify vulkan (background) + nvcc"
+    ( bin/gen verify --backend vulkan > "$r/verify-vulkan.txt" 2>&1; echo "exit $?" >> "$r/verify-vulkan.txt" ) &
+    vk=$!
+    build
+    log "verify cuda"
+    timeout "$(budget verify 300)" bin/gen verify --backend cuda --arch sm90 --module "$MODS" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
+    wait $vk
+    tail -n 2 "$r/verify-vulkan.txt" "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+    log "memcheck"
+    for v in gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 quant_q8k_bf16_wg; do
+      echo "== $v"; timeout 120 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$MODS" --variant "$v" 2>&1 | tail -n 2
+    done > "$r/memcheck.txt" 2>&1
+    grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt" ;;
+  cublas)
+    log "cublas"
+    PYTHONUNBUFFERED=1 timeout "$(budget cublas 150)" python3 bench/cublas.py bench/decode-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
+    tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt" ;;
+  cuda|fp8)
+    build; d=bf16; [ $phase = fp8 ] && d=fp8e4m3_bf16
+    log "bench $phase"
+    timeout "$(budget $phase 300)" bin/gen bench --backend cuda --module "$GEMV" --dtypes $d --out "$r/$phase.json" --tune-cache "$r/tune-$phase.json" > "$r/$phase.txt" 2>&1
+    log "bench $phase exit $? ($(grep -c heuristic "$r/$phase.txt") cases)" ;;
+  vulkan)
+    log "bench vulkan"
+    timeout "$(budget vulkan 300)" bin/gen bench --backend vulkan --dtypes bf16 --out "$r/vulkan.json" > "$r/vulkan.txt" 2>&1
+    log "bench vulkan exit $? ($(grep -c heuristic "$r/vulkan.txt") cases)" ;;
+  quant)
+    build
+    log "bench quant"
+    timeout "$(budget quant 150)" bin/gen bench --family quant_q8k,quant_q8_1 --backend cuda --module "$QMODS" --dtypes f32,bf16 --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1
+    log "quant cuda exit $?"
+    timeout "$(budget quantvk 120)" bin/gen bench --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,bf16 --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
+    log "quant vulkan exit $?" ;;
+  tune)
+    build
+    bin/gen tune --module "$GEMV" --shapes bench/shapes-qwen3-0.6b.yaml --cache "$r/tune.json" > "$r/tune.txt" 2>&1
+    log "tune exit $?: $(tail -n 1 "$r/tune.txt")" ;;
+  *) log "unknown phase $phase"; exit 2 ;;
+  esac
+done
+log "done"
