@@ -15,11 +15,9 @@ import (
 	"github.com/kgen-dev/kgen/generated"
 )
 
-// TestCSelectAgrees compiles generated/kgen_select.h with gcc and checks
-// that its kg_select picks what Select picks on 10,000 random queries over
-// every family, arch and device class, dtype, token count, shape and
-// alignment.
-func TestCSelectAgrees(t *testing.T) {
+// buildCSelect compiles testdata/cselect.c against generated/kgen_select.h.
+func buildCSelect(t *testing.T) string {
+	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
 		t.Fatal("gcc is needed for the C header agreement test: apt-get install gcc")
@@ -29,6 +27,72 @@ func TestCSelectAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
+	return bin
+}
+
+// cSelectQuery is an op on an arch as cselect.c reads it.
+func cSelectQuery(arch string, op Op) string {
+	return fmt.Sprintf("%s %s %s %d %d %d %d", op.Family, arch, op.Dtype, op.M, op.N, op.K, op.Align)
+}
+
+// goAnswer is Select's answer in cselect.c's words.
+func goAnswer(t *testing.T, dev Device, op Op) string {
+	t.Helper()
+	ch, err := SelectWith(dev, op, nil)
+	var ne *NotEligibleError
+	var nv *NoVariantError
+	var ie *InvalidOpError
+	switch {
+	case errors.As(err, &ie):
+		return "INVALID_OP"
+	case errors.As(err, &ne):
+		return "NOT_ELIGIBLE"
+	case errors.As(err, &nv):
+		return "NO_VARIANT"
+	case err != nil:
+		t.Fatal(err)
+	}
+	return ch.Variant.Name
+}
+
+// runCSelect answers queries with the compiled C selector, one line each.
+func runCSelect(t *testing.T, bin string, qs []string) []string {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Stdin = strings.NewReader(strings.Join(qs, "\n") + "\n")
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(got))
+	for sc.Scan() {
+		out = append(out, strings.TrimSpace(sc.Text()))
+	}
+	if len(out) != len(qs) {
+		t.Fatalf("C answered %d of %d queries", len(out), len(qs))
+	}
+	return out
+}
+
+// cHeaderRefusesNegativeAlign reports whether generated/kgen_select.h has
+// the C side of runtime.Op.Validate: kg_select returning KG_INVALID_OP for
+// a negative align.
+func cHeaderRefusesNegativeAlign(t *testing.T) bool {
+	b, err := os.ReadFile(filepath.Join("..", "generated", "kgen_select.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(b, []byte("#define KG_INVALID_OP"))
+}
+
+// TestCSelectAgrees compiles generated/kgen_select.h with gcc and checks
+// that its kg_select picks what Select picks on 10,000 random queries over
+// every family, arch and device class, dtype, token count, shape and
+// alignment (negative alignments too, once the header refuses them: see
+// TestCSelectNegativeAlign).
+func TestCSelectAgrees(t *testing.T) {
+	bin := buildCSelect(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	if s := os.Getenv("KGEN_SEED"); s != "" {
 		var seed uint64
@@ -37,10 +101,9 @@ func TestCSelectAgrees(t *testing.T) {
 	}
 	dtypes := []string{"f32", "f16", "bf16", "fp8e4m3_bf16", "fp8e4m3_f16"}
 	aligns := []int{0, 1, 2, 3, 4, 6, 8, 16}
+	negative := cHeaderRefusesNegativeAlign(t)
 	const queries = 10000
-	var in bytes.Buffer
-	var want []string
-	var qs []string
+	var want, qs []string
 	for i := 0; i < queries; i++ {
 		a := generated.Archs[rng.IntN(len(generated.Archs))]
 		op := Op{Family: "gemv", Dtype: dtypes[rng.IntN(len(dtypes))], M: rng.IntN(11), N: 1 + rng.IntN(300000), K: 1 + rng.IntN(30000), Align: aligns[rng.IntN(len(aligns))]}
@@ -54,55 +117,72 @@ func TestCSelectAgrees(t *testing.T) {
 				op.K = (op.K + 255) / 256 * 256
 			}
 		}
+		if negative && rng.IntN(20) == 0 { // a caller's bug: both sides refuse it
+			op.Align = -1 - rng.IntN(16)
+		}
 		dev, err := ArchDevice(a.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ch, err := SelectWith(dev, op, nil)
-		var ne *NotEligibleError
-		var nv *NoVariantError
-		switch {
-		case errors.As(err, &ne):
-			want = append(want, "NOT_ELIGIBLE")
-		case errors.As(err, &nv):
-			want = append(want, "NO_VARIANT")
-		case err != nil:
-			t.Fatal(err)
-		default:
-			want = append(want, ch.Variant.Name)
-		}
-		q := fmt.Sprintf("%s %s %s %d %d %d %d", op.Family, a.Name, op.Dtype, op.M, op.N, op.K, op.Align)
-		qs = append(qs, q)
-		in.WriteString(q + "\n")
+		want = append(want, goAnswer(t, dev, op))
+		qs = append(qs, cSelectQuery(a.Name, op))
 	}
-	cmd := exec.Command(bin)
-	cmd.Stdin = &in
-	got, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(got))
-	i, kinds := 0, map[string]int{}
-	for sc.Scan() {
-		if i >= len(want) {
-			t.Fatalf("C printed more answers than queries")
-		}
-		if g := strings.TrimSpace(sc.Text()); g != want[i] {
-			t.Errorf("query %q: C picks %s, Go picks %s", qs[i], g, want[i])
+	got := runCSelect(t, bin, qs)
+	kinds := map[string]int{}
+	for i := range qs {
+		if got[i] != want[i] {
+			t.Errorf("query %q: C picks %s, Go picks %s", qs[i], got[i], want[i])
 		}
 		switch want[i] {
-		case "NOT_ELIGIBLE", "NO_VARIANT":
+		case "NOT_ELIGIBLE", "NO_VARIANT", "INVALID_OP":
 			kinds[want[i]]++
 		default:
 			kinds["picked"]++
 		}
-		i++
 	}
-	if i != queries {
-		t.Fatalf("C answered %d of %d queries", i, queries)
-	}
-	if kinds["picked"] < queries/2 || kinds["NOT_ELIGIBLE"] == 0 {
+	if kinds["picked"] < (queries-kinds["INVALID_OP"])/2 || kinds["NOT_ELIGIBLE"] == 0 || negative && kinds["INVALID_OP"] == 0 {
 		t.Fatalf("queries do not exercise both outcomes: %v", kinds)
 	}
 	t.Logf("C and Go agree on %d queries (%v)", queries, kinds)
+}
+
+// TestCSelectNegativeAlign: Go's Select refuses a negative align
+// (InvalidOpError) for every family and arch; the C header must too. The
+// header is generated by gen/emit (cheader.go); until it emits
+// KG_INVALID_OP and the check in kg_select, this test shows the C side still
+// reads a negative align as aligned, and skips.
+func TestCSelectNegativeAlign(t *testing.T) {
+	bin := buildCSelect(t)
+	var qs, want []string
+	for _, a := range generated.Archs {
+		dev, err := ArchDevice(a.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"gemv", "quant_q8k", "quant_q8_1"} {
+			for _, align := range []int{-1, -2, -4, -8, -256, -(1 << 20)} {
+				op := Op{Family: f, Dtype: "f16", M: 1, N: 4096, K: 4096, Align: align}
+				if g := goAnswer(t, dev, op); g != "INVALID_OP" {
+					t.Fatalf("Go answers %s for %s on %s, want INVALID_OP", g, op, a.Name)
+				}
+				qs = append(qs, cSelectQuery(a.Name, op))
+				want = append(want, "INVALID_OP")
+			}
+		}
+	}
+	got := runCSelect(t, bin, qs)
+	picked := 0
+	for i := range qs {
+		if got[i] != "INVALID_OP" && got[i] != "NOT_ELIGIBLE" && got[i] != "NO_VARIANT" {
+			picked++
+		}
+	}
+	if !cHeaderRefusesNegativeAlign(t) {
+		t.Skipf("generated/kgen_select.h has no KG_INVALID_OP: kg_select reads a negative align as aligned (picked a variant for %d of %d negative-align queries that Go refuses); gen/emit/cheader.go must emit the check (see runtime.Op.Validate)", picked, len(qs))
+	}
+	for i := range qs {
+		if got[i] != want[i] {
+			t.Errorf("query %q: C answers %s, Go refuses it (INVALID_OP)", qs[i], got[i])
+		}
+	}
 }

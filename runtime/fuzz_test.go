@@ -17,7 +17,8 @@ import (
 //     offsets of the op's alignment (CheckOffsets); a quantizer pick plans
 //     (PlanQuant);
 //   - every excluded candidate fails a rule or a device limit;
-//   - "not eligible" means an outside rule fails; "no variant" means every
+//   - a negative align is an InvalidOpError, and nothing else is; "not
+//     eligible" means an outside rule fails; "no variant" means every
 //     candidate was excluded; no other error.
 func FuzzSelect(f *testing.F) {
 	f.Add(uint8(0), uint8(0), uint8(0), int64(1), int64(4096), int64(4096), int64(0), uint8(1), uint16(0))
@@ -59,7 +60,13 @@ func checkSelect(t *testing.T, dev Device, op Op) {
 	ch, err := SelectWith(dev, op, nil)
 	var ne *NotEligibleError
 	var nv *NoVariantError
+	var ie *InvalidOpError
+	if invalid := errors.As(err, &ie) && errors.Is(err, ErrInvalidOp); invalid != (op.Align < 0) {
+		t.Fatalf("%s on %s: align %d, Select returned %T %v; want an InvalidOpError exactly for a negative align", op, dev.Arch, op.Align, err, err)
+	}
 	switch {
+	case ie != nil:
+		return
 	case errors.As(err, &ne):
 		env := Env(op, dev, nil)
 		for _, r := range rules.outside {

@@ -53,23 +53,58 @@ type Op struct {
 	Dtype   string
 	M, N, K int
 	// Align is the alignment, in elements, of the buffer offsets the caller
-	// will bind (W and X); 0 means fully aligned (offset 0).
+	// will bind (W and X): a positive number of elements dividing both
+	// offsets (AlignOf computes it), or 0 for fully aligned (offset 0).
+	// Anything else is invalid: Select refuses it with an InvalidOpError.
 	Align int
 }
 
 func (o Op) String() string {
 	s := fmt.Sprintf("%s %s m=%d n=%d k=%d", o.Family, o.Dtype, o.M, o.N, o.K)
-	if o.Align > 0 {
+	if o.Align != 0 {
 		s += fmt.Sprintf(" align=%d", o.Align)
 	}
 	return s
 }
 
+// align is the value rules see as align: Align, or 1<<20 (every pack and
+// load width divides it) for 0. Callers validate the op first (Validate):
+// a negative Align never reaches the rules.
 func (o Op) align() int {
 	if o.Align <= 0 {
 		return 1 << 20
 	}
 	return o.Align
+}
+
+// ErrInvalidOp matches every InvalidOpError.
+var ErrInvalidOp = errors.New("invalid op")
+
+// InvalidOpError is an op that no rule is asked about because one of its
+// fields is outside its domain (a negative Align): a caller's bug, not an
+// op for another path (NotEligibleError) or another device (NoVariantError).
+type InvalidOpError struct {
+	Op     Op
+	Field  string
+	Reason string
+}
+
+func (e *InvalidOpError) Error() string {
+	return fmt.Sprintf("invalid op %s: %s %s", e.Op, e.Field, e.Reason)
+}
+
+func (e *InvalidOpError) Is(target error) bool { return target == ErrInvalidOp }
+
+// Validate refuses an op whose fields are outside their domain, before any
+// rule sees it. Today that is a negative Align: no offsets have one (AlignOf
+// never returns one), the rules would read it as aligned (align maps it to
+// 1<<20, and -4 % 4 == 0 besides), and the variant picked could then load
+// misaligned buffers.
+func (o Op) Validate() error {
+	if o.Align < 0 {
+		return &InvalidOpError{Op: o, Field: "align", Reason: fmt.Sprintf("is %d: want a positive number of elements dividing the W and X offsets, or 0 for offset 0 (runtime.AlignOf)", o.Align)}
+	}
+	return nil
 }
 
 // Candidate is a variant with its verdict.
@@ -312,6 +347,8 @@ var ErrForce = errors.New("KGEN_FORCE")
 // Select picks the variant for op on dev: it applies the family's outside
 // rules, then each variant's eligibility rules and device limits, then the
 // arch's and family's preference keys. Overrides come from KGEN_FORCE.
+// An invalid op (a negative Align) is an *InvalidOpError
+// (errors.Is(err, ErrInvalidOp)); no rule sees it.
 // A valid entry of the tuning cache ($KGEN_TUNE_CACHE; see Tune) replaces
 // the heuristic pick.
 func Select(dev Device, op Op) (*Choice, error) {
@@ -340,8 +377,12 @@ func (ch *Choice) applyTuned(c *TuneCache) {
 		e.Device, e.US, e.Candidates, e.Heuristic, e.HeurUS)}, ch.Reasons...)
 }
 
-// SelectWith is Select with an explicit override (nil: none).
+// SelectWith is Select with an explicit override (nil: none). An invalid op
+// (Op.Validate) is an *InvalidOpError, before any rule is evaluated.
 func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
+	if err := op.Validate(); err != nil {
+		return nil, err
+	}
 	fam, err := familyRules(op.Family)
 	if err != nil {
 		return nil, err

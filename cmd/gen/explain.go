@@ -55,7 +55,7 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 				fmt.Fprintln(w, ne.Error())
 				return nil
 			}
-			if errors.Is(err, kruntime.ErrForce) {
+			if errors.Is(err, kruntime.ErrForce) || errors.Is(err, kruntime.ErrInvalidOp) {
 				return &exitError{2, err}
 			}
 			if err != nil {
@@ -104,6 +104,6 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 	cmd.Flags().IntVar(&op.M, "m", 1, "tokens in flight")
 	cmd.Flags().IntVar(&op.N, "n", 4096, "output rows (weight rows)")
 	cmd.Flags().IntVar(&op.K, "k", 4096, "reduction length")
-	cmd.Flags().IntVar(&op.Align, "align", 0, "alignment in elements of the W/X buffer offsets (0: aligned)")
+	cmd.Flags().IntVar(&op.Align, "align", 0, "alignment in elements of the W/X buffer offsets (0: aligned; negative: invalid, exit 2)")
 	return cmd
 }

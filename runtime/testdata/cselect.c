@@ -1,5 +1,6 @@
 /* Reads queries "family arch dtype m n k align" from stdin and prints the
-   variant kg_select picks: its name, or NOT_ELIGIBLE / NO_VARIANT. */
+   variant kg_select picks: its name, or NOT_ELIGIBLE / NO_VARIANT (or
+   INVALID_OP, for a negative align, once the header defines KG_INVALID_OP). */
 #include <stdio.h>
 #include <string.h>
 #include "kgen_select.h"
@@ -19,6 +20,9 @@ int main(void) {
     kg_op op = {family, dtype_id(dtype), m, n, k, align};
     int i = kg_select(&d, &op);
     if (i == KG_NOT_ELIGIBLE) puts("NOT_ELIGIBLE");
+#ifdef KG_INVALID_OP
+    else if (i == KG_INVALID_OP) puts("INVALID_OP");
+#endif
     else if (i == KG_NO_VARIANT) puts("NO_VARIANT");
     else puts(kg_variants[i].name);
   }
