@@ -96,17 +96,21 @@ type Kernels interface {
 }
 
 // Runner times variants of one HIP-source arch on a driver context. It is
-// a runtime.Timer: buffers are set up once per op and reused for every
-// candidate of that op.
+// a runtime.Timer for GEMV and quantizer ops: buffers are set up once per
+// op and reused for every candidate of that op.
 type Runner struct {
 	Ctx  *driver.Context
 	Mod  Kernels
 	Dev  kruntime.Device
 	Reps int
 	Rng  *rand.Rand
+	// RotateBytes is the quantizer input the timed launches rotate over
+	// (0: 512 MiB, well past the 50 MB L2).
+	RotateBytes int
 
-	op   kruntime.Op
-	bufs *opBuffers
+	op    kruntime.Op
+	bufs  *opBuffers
+	quant *quantBuffers
 }
 
 type opBuffers struct {
@@ -132,7 +136,7 @@ func dtypeOf(name string) table.Dtype {
 }
 
 // Close frees the current op's buffers.
-func (r *Runner) Close() { r.free() }
+func (r *Runner) Close() { r.free(); r.freeQuant() }
 
 func (r *Runner) free() {
 	if r.bufs == nil {
@@ -199,8 +203,12 @@ func (r *Runner) prepare(op kruntime.Op) error {
 }
 
 // Time implements runtime.Timer: the median over Reps of one launch per
-// weight copy, divided by the copies.
+// weight copy, divided by the copies (GEMV), or of launches over rotated
+// input and output slots (quantizers, timeQuant).
 func (r *Runner) Time(v *table.Variant, op kruntime.Op) (float64, error) {
+	if kruntime.IsQuant(op.Family) {
+		return r.timeQuant(v, op)
+	}
 	if err := r.prepare(op); err != nil {
 		return 0, err
 	}

@@ -18,6 +18,11 @@ type VulkanTimer struct {
 	R    *verify.VulkanRunner
 	Reps int
 	Rng  *rand.Rand
+	// RotateBytes is the quantizer input the dispatches rotate over (0:
+	// 512 MiB; at most maxVulkanQuantCopies buffers).
+	RotateBytes int
+
+	quant *vulkanQuant
 
 	op                            kruntime.Op
 	ws                            []*vulkan.Buffer
@@ -25,7 +30,7 @@ type VulkanTimer struct {
 }
 
 // Close frees the current op's buffers.
-func (t *VulkanTimer) Close() { t.free() }
+func (t *VulkanTimer) Close() { t.free(); t.freeQuant() }
 
 func (t *VulkanTimer) free() {
 	for _, b := range append(t.ws, t.x, t.scale, t.y, t.partial, t.counter) {
@@ -86,8 +91,11 @@ func (t *VulkanTimer) prepare(op kruntime.Op) error {
 	return t.counter.Fill(0)
 }
 
-// Time implements runtime.Timer.
+// Time implements runtime.Timer (GEMV and quantizer ops).
 func (t *VulkanTimer) Time(v *table.Variant, op kruntime.Op) (float64, error) {
+	if kruntime.IsQuant(op.Family) {
+		return t.timeQuant(v, op)
+	}
 	if err := t.prepare(op); err != nil {
 		return 0, err
 	}
