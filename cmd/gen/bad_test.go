@@ -36,6 +36,9 @@ import (
 //	                        strings, so NEW may hold any bytes); OLD must occur
 //	repeat: FILE MARKER "TEXT" N
 //	                        replace MARKER in FILE by TEXT repeated N times
+//	symlink: LINK TARGET    create LINK under templates/ as a symbolic link
+//	                        to TARGET (written as is: relative to LINK's
+//	                        folder, or absolute), after the archive's files
 //
 // Each case runs `gen --check` and `gen` in process and asserts the exit
 // code, exactly one error line naming templates/FILE:LINE:COL with the
@@ -163,6 +166,19 @@ func parseBadCase(file string) (*badCase, *txtar.Archive, error) {
 					}
 					return bytes.Replace(b, []byte(marker), bytes.Repeat([]byte(text), n), 1), nil
 				})
+			})
+		case "symlink":
+			link, target, ok := strings.Cut(rest, " ")
+			target = strings.TrimSpace(target)
+			if !ok || link == "" || target == "" || strings.Contains(link, "..") || filepath.IsAbs(link) {
+				return nil, nil, bad("want symlink: LINK TARGET, LINK a path under templates/")
+			}
+			c.post = append(c.post, func(tmpl string) error {
+				p := filepath.Join(tmpl, filepath.FromSlash(link))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return err
+				}
+				return os.Symlink(target, p)
 			})
 		default:
 			return nil, nil, bad("unknown key")

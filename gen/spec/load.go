@@ -180,6 +180,43 @@ func (l *loader) display(name string) string {
 	return path.Join(l.dir, name)
 }
 
+// checkTree refuses anything under the templates root that is neither a
+// directory nor a regular file, before any file is read: kgen reads only
+// regular files inside templates/. A symbolic link (to a file or a
+// directory, inside the tree or outside it) would be followed by the
+// loader and the renderer (os.DirFS follows links), so a spec or template
+// under review could be other bytes than the ones kgen reads; a FIFO or
+// device could block or never end. The walk itself does not follow links
+// (fs.WalkDir reports a link as an entry and does not descend into it). The
+// root is not checked: `gen --templates DIR` may name a link.
+func (l *loader) checkTree() error {
+	tree := "the templates tree"
+	if l.dir != "" {
+		tree = l.dir + "/"
+	}
+	return fs.WalkDir(l.root, ".", func(p string, d fs.DirEntry, err error) error {
+		at := Pos{File: l.display(p), Line: 1, Col: 1}
+		if err != nil {
+			if p == "." {
+				return nil // an unreadable root: reading kernels.yaml reports it
+			}
+			return &Error{at, "cannot read: " + err.Error()}
+		}
+		t := d.Type()
+		switch {
+		case t&fs.ModeSymlink != 0:
+			what := "a symbolic link"
+			if target, err := fs.ReadLink(l.root, p); err == nil {
+				what += " to " + strconv.Quote(target)
+			}
+			return &Error{at, what + ": kgen reads only regular files inside " + tree + " and does not follow links; replace the link with the file or directory itself"}
+		case d.IsDir() || t.IsRegular():
+			return nil
+		}
+		return &Error{at, fmt.Sprintf("not a regular file or directory (%v): kgen reads only regular files inside %s", t, tree)}
+	})
+}
+
 // read reads a spec file and decodes it strictly into v.
 func (l *loader) read(name string, v any) error {
 	data, err := fs.ReadFile(l.root, name)
@@ -587,6 +624,9 @@ var ArchNames = []string{"wave", "compute_units", "shared_memory"}
 var BuildArchNames = []string{"target"}
 
 func (l *loader) load() (*Spec, error) {
+	if err := l.checkTree(); err != nil {
+		return nil, err
+	}
 	var rk rawKernels
 	if err := l.read(KernelsFile, &rk); err != nil {
 		return nil, err
