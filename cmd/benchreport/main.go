@@ -3,6 +3,13 @@
 // the committed tables and charts always match the committed numbers.
 //
 //	go run ./cmd/benchreport -run h200-2026-11-30
+//
+// With -eval it instead re-runs runtime.Select with the current generated
+// table on every GEMV case of the given gen bench JSON files and reports how
+// many picks are within 10% of the tuned time (from the results' times):
+// how rule changes in templates/archs/*.yaml are evaluated without a GPU.
+//
+//	go run ./cmd/gen && go run ./cmd/benchreport -eval bench/results/RUN-cuda.json bench/results/RUN-vulkan.json
 package main
 
 import (
@@ -35,6 +42,8 @@ type kgenFile struct {
 		TunedUS             float64 `json:"tuned_us"`
 		Candidates          int     `json:"candidates"`
 		TuneSeconds         float64 `json:"tune_seconds"`
+		// Times is every candidate's time (newer runs only).
+		Times map[string]float64 `json:"times"`
 	}
 }
 
@@ -65,7 +74,17 @@ func main() {
 	run := flag.String("run", "h200-2026-11-30", "result file prefix under bench/results")
 	dir := flag.String("dir", "bench/results", "results directory")
 	out := flag.String("out", "BENCHMARKS.md", "markdown output")
+	eval := flag.Bool("eval", false, "evaluate the current heuristic on the GEMV cases of the JSON files given as arguments")
 	flag.Parse()
+	if *eval {
+		if flag.NArg() == 0 {
+			log.Fatal("-eval: give gen bench JSON files")
+		}
+		if err := evaluate(os.Stdout, flag.Args()); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	var cub cublasFile
 	if !read(filepath.Join(*dir, *run+"-cublas.json"), &cub) {
 		log.Fatalf("no %s-cublas.json", *run)
@@ -111,7 +130,7 @@ func main() {
 			p(" cuBLAS ratios compare with cuBLAS **bf16** (torch has no fp8 GEMV with per-row scales in this run); the fp8 weights move half the bytes.")
 		}
 		p("\n\n")
-		var n, faster, close, small, smallOK int
+		var n, faster, close, known, small, smallOK int
 		var m1, m8 []float64
 		var speed []float64
 		type row struct {
@@ -136,8 +155,11 @@ func main() {
 			if c > 0 && r.TunedUS <= c {
 				faster++
 			}
-			if r.HeuristicUS <= 1.10*r.TunedUS {
-				close++
+			if h, ok := heuristicUS(r.Heuristic, r.HeuristicUS, r.Times); ok {
+				known++
+				if h <= 1.10*r.TunedUS {
+					close++
+				}
 			}
 			if mib < 8 && c > 0 {
 				small++
@@ -163,7 +185,7 @@ func main() {
 		p("- M = 8, same shapes: %s (target >= 90%%).\n", minMax(m8))
 		p("- Tuned no slower than cuBLAS: %d of %d cases (target: all).\n", faster, n)
 		p("- Shapes under 8 MiB of weights at <= 0.7x cuBLAS time: %d of %d (target: all).\n", smallOK, small)
-		p("- Heuristic within 10%% of tuned: %d of %d cases (%.0f%%; target >= 90%%).\n", close, n, 100*float64(close)/float64(n))
+		p("- Heuristic within 10%% of tuned: %d of %d cases (%.0f%%; target >= 90%%).\n", close, known, 100*float64(close)/float64(max(known, 1)))
 		if tuneSec > 0 {
 			p("- Tuning time (all cases, inside this run): %.1f s.\n", tuneSec)
 		}
@@ -181,6 +203,18 @@ func main() {
 		md.WriteString(table.String())
 		md.WriteString("\n")
 		_ = speed
+	}
+	for _, f := range []struct{ suffix, title string }{
+		{"-quant-cuda.json", "Activation quantizers, CUDA path (sm90 HIP sources through nvcc)"},
+		{"-quant-vulkan.json", "Activation quantizers, Vulkan path"},
+	} {
+		var q quantFile
+		if !read(filepath.Join(*dir, *run+f.suffix), &q) {
+			continue
+		}
+		if err := quantSection(&md, *dir, *run, f.title, q, cub.CopyGBps); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if notes, err := os.ReadFile(filepath.Join(*dir, *run+"-notes.md")); err == nil {
 		md.WriteString(string(notes))
@@ -202,19 +236,38 @@ func minMax(v []float64) string {
 	return fmt.Sprintf("min %.0f%%, max %.0f%% over %d shapes", v[0], v[len(v)-1], len(v))
 }
 
+// quantChart plots % of copy bandwidth per quantizer case: best tile and
+// the thread baseline.
+func quantChart(path, title string, labels []string, best, thread plotter.Values) error {
+	return bars(path, title, labels, []series{
+		{"best tile", best, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
+		{"thread (baseline)", thread, color.RGBA{R: 255, G: 127, B: 14, A: 255}},
+	})
+}
+
+type series struct {
+	name string
+	v    plotter.Values
+	c    color.RGBA
+}
+
 // barChart plots % of copy bandwidth per case: tuned, heuristic, cuBLAS.
 func barChart(path, title string, labels []string, tuned, heur, cub plotter.Values) error {
+	return bars(path, title, labels, []series{
+		{"kgen tuned", tuned, color.RGBA{R: 31, G: 119, B: 180, A: 255}},
+		{"kgen heuristic", heur, color.RGBA{R: 255, G: 127, B: 14, A: 255}},
+		{"cuBLAS", cub, color.RGBA{R: 44, G: 160, B: 44, A: 255}},
+	})
+}
+
+// bars draws grouped bars of % of copy bandwidth, one group per label.
+func bars(path, title string, labels []string, ss []series) error {
 	pl := plot.New()
 	pl.Title.Text = title
 	pl.Y.Label.Text = "% of copy bandwidth"
 	w := vg.Points(3)
-	bars := []struct {
-		name string
-		v    plotter.Values
-		c    color.RGBA
-		off  vg.Length
-	}{{"kgen tuned", tuned, color.RGBA{R: 31, G: 119, B: 180, A: 255}, -w}, {"kgen heuristic", heur, color.RGBA{R: 255, G: 127, B: 14, A: 255}, 0}, {"cuBLAS", cub, color.RGBA{R: 44, G: 160, B: 44, A: 255}, w}}
-	for _, b := range bars {
+	for i, b := range ss {
+		off := w * vg.Length(2*i-(len(ss)-1)) / 2
 		for i := range b.v {
 			if math.IsNaN(b.v[i]) || math.IsInf(b.v[i], 0) {
 				b.v[i] = 0
@@ -224,7 +277,7 @@ func barChart(path, title string, labels []string, tuned, heur, cub plotter.Valu
 		if err != nil {
 			return err
 		}
-		bc.Color, bc.LineStyle.Width, bc.Offset = b.c, 0, b.off
+		bc.Color, bc.LineStyle.Width, bc.Offset = b.c, 0, off
 		pl.Add(bc)
 		pl.Legend.Add(b.name, bc)
 	}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+)
+
+// evalFile is the part of a GEMV `gen bench` output -eval reads.
+type evalFile struct {
+	Backend, Arch string
+	Results       []struct {
+		Model, Layer, Dtype string
+		N, K, M             int
+		TunedUS             float64            `json:"tuned_us"`
+		Times               map[string]float64 `json:"times"`
+	}
+}
+
+// evaluate re-runs runtime.Select with the current generated table for
+// every GEMV case of the files and reports, per backend, how many picks are
+// within 10% of the case's fastest measured time (the pick's time looked up
+// in the case's times; a pick that was not timed is unknown and listed).
+// Cases without times are counted as skipped.
+func evaluate(w io.Writer, paths []string) error {
+	type tally struct {
+		within, slower, skipped int
+		unknown, slow           []string
+	}
+	tallies := map[string]*tally{}
+	var backends []string
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var f evalFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		dev, err := kruntime.ArchDevice(f.Arch)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		key := f.Backend + " (" + f.Arch + ")"
+		t := tallies[key]
+		if t == nil {
+			t = &tally{}
+			tallies[key] = t
+			backends = append(backends, key)
+		}
+		for _, r := range f.Results {
+			if len(r.Times) == 0 {
+				t.skipped++
+				continue
+			}
+			best := r.TunedUS
+			for _, us := range r.Times {
+				if best <= 0 || us < best {
+					best = us
+				}
+			}
+			op := kruntime.Op{Family: "gemv", Dtype: r.Dtype, M: r.M, N: r.N, K: r.K}
+			label := fmt.Sprintf("%s/%s %s", r.Model, r.Layer, op)
+			ch, err := kruntime.SelectWith(dev, op, nil)
+			if err != nil {
+				t.unknown = append(t.unknown, fmt.Sprintf("%s: %v", label, err))
+				continue
+			}
+			us, ok := r.Times[ch.Heuristic.Name]
+			switch {
+			case !ok:
+				t.unknown = append(t.unknown, fmt.Sprintf("%s: picks %s, not timed", label, ch.Heuristic.Name))
+			case us <= 1.10*best:
+				t.within++
+			default:
+				t.slower++
+				t.slow = append(t.slow, fmt.Sprintf("%s: picks %s %.1f us, fastest %.1f us (+%.0f%%)", label, ch.Heuristic.Name, us, best, 100*(us/best-1)))
+			}
+		}
+	}
+	sort.Strings(backends)
+	for _, k := range backends {
+		t := tallies[k]
+		known := t.within + t.slower
+		fmt.Fprintf(w, "%s: current heuristic within 10%% of tuned in %d of %d cases", k, t.within, known)
+		if known > 0 {
+			fmt.Fprintf(w, " (%.0f%%)", 100*float64(t.within)/float64(known))
+		}
+		fmt.Fprintf(w, "; %d unknown, %d without times\n", len(t.unknown), t.skipped)
+		for _, s := range t.slow {
+			fmt.Fprintln(w, "  slower  "+s)
+		}
+		for _, s := range t.unknown {
+			fmt.Fprintln(w, "  unknown "+s)
+		}
+	}
+	return nil
+}

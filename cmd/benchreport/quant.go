@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+// quantFile is a `gen bench --family quant_q8k,quant_q8_1` output.
+type quantFile struct {
+	Device, Driver, Backend, Arch string
+	Results                       []quantResult
+}
+
+type quantResult struct {
+	Family      string             `json:"family"`
+	Rows        int                `json:"rows"`
+	K           int                `json:"k"`
+	Dtype       string             `json:"dtype"`
+	Bytes       int64              `json:"bytes"`
+	Heuristic   string             `json:"heuristic"`
+	HeuristicUS float64            `json:"heuristic_us"`
+	Tuned       string             `json:"tuned"`
+	TunedUS     float64            `json:"tuned_us"`
+	ThreadUS    float64            `json:"thread_us"`
+	BestTile    string             `json:"best_tile"`
+	BestUS      float64            `json:"best_us"`
+	Speedup     float64            `json:"speedup"`
+	BestGBps    float64            `json:"best_gbps"`
+	Times       map[string]float64 `json:"times"`
+}
+
+// quantSection writes the quantizer tables, one chart per family (into dir,
+// named run-quant-<backend>-<family>.png) and the two targets with their
+// measured numbers. copyGBps is the run's copy bandwidth (0: unknown).
+func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps float64) error {
+	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
+	p("## %s\n\n", title)
+	p("Device %s, driver %s, %d cases. Each tile (thread: a lane per block, the baseline; sg: a subgroup per block; multi: 4\n", q.Device, q.Driver, len(q.Results))
+	p("subgroups, a block each; wg: 256 lanes, an element each) is timed on inputs rotated over >= 512 MiB (CUDA; Vulkan\n")
+	p("rotates over at most 512 buffer copies). GB/s counts input read + blocks written; `%% copy` = GB/s / copy GB/s.\n\n")
+	byFamily := map[string][]quantResult{}
+	var families []string
+	for _, r := range q.Results {
+		if byFamily[r.Family] == nil {
+			families = append(families, r.Family)
+		}
+		byFamily[r.Family] = append(byFamily[r.Family], r)
+	}
+	pct := func(gbps float64) float64 {
+		if copyGBps <= 0 {
+			return 0
+		}
+		return 100 * gbps / copyGBps
+	}
+	// The targets (issue 6), for Q8_K.
+	var one, big []string
+	for _, r := range byFamily["quant_q8k"] {
+		if r.Rows == 1 && r.K == 4096 {
+			one = append(one, fmt.Sprintf("%s %.1fx (%s %.2f us, thread %.2f us)", r.Dtype, r.Speedup, r.BestTile, r.BestUS, r.ThreadUS))
+		}
+		if r.Rows == 4096 {
+			big = append(big, fmt.Sprintf("%s K=%d %.0f%%", r.Dtype, r.K, pct(r.BestGBps)))
+		}
+	}
+	p("Against the targets (issue 6):\n\n")
+	p("- Q8_K at one row, K = 4096, at least 20x faster than the thread-per-superblock baseline: %s.\n", orNone(one))
+	p("- Q8_K at 4096 rows, at least 80%% of copy bandwidth (best tile): %s.\n", orNone(big))
+	heur, known, n := 0, 0, 0
+	for _, r := range q.Results {
+		n++
+		if h, ok := heuristicUS(r.Heuristic, r.HeuristicUS, r.Times); ok {
+			known++
+			if h <= 1.10*r.TunedUS {
+				heur++
+			}
+		}
+	}
+	p("- Heuristic within 10%% of tuned: %d of %d cases.\n\n", heur, known)
+	for _, f := range families {
+		rs := byFamily[f]
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, b := rs[i], rs[j]
+			if a.Dtype != b.Dtype {
+				return a.Dtype > b.Dtype // f32 before bf16
+			}
+			if a.K != b.K {
+				return a.K < b.K
+			}
+			return a.Rows < b.Rows
+		})
+		p("### %s\n\n", f)
+		chart := fmt.Sprintf("%s-quant-%s-%s.png", run, q.Backend, f)
+		labels := make([]string, len(rs))
+		best, thread := make(plotter.Values, len(rs)), make(plotter.Values, len(rs))
+		var table strings.Builder
+		table.WriteString("| rows | K | dtype | thread us | best tile | us | speedup over thread | GB/s | % copy | heuristic | tuned |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for i, r := range rs {
+			labels[i] = fmt.Sprintf("%s k%d r%d", r.Dtype, r.K, r.Rows)
+			best[i] = pct(r.BestGBps)
+			if r.ThreadUS > 0 {
+				thread[i] = pct(float64(r.Bytes) / r.ThreadUS / 1e3)
+			}
+			fmt.Fprintf(&table, "| %d | %d | %s | %.2f | %s | %.2f | %.1fx | %.0f | %.0f%% | %s | %s |\n",
+				r.Rows, r.K, r.Dtype, r.ThreadUS, r.BestTile, r.BestUS, r.Speedup, r.BestGBps, pct(r.BestGBps), r.Heuristic, r.Tuned)
+		}
+		if err := quantChart(filepath.Join(dir, chart), title+": "+f, labels, best, thread); err != nil {
+			return err
+		}
+		p("![%s %s](bench/results/%s)\n\n", title, f, chart)
+		io.WriteString(w, table.String())
+		p("\n")
+	}
+	return nil
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "not measured"
+	}
+	return strings.Join(s, "; ")
+}
+
+// heuristicUS is the heuristic pick's time: from times when the result
+// carries them, else the recorded heuristic_us.
+func heuristicUS(name string, us float64, times map[string]float64) (float64, bool) {
+	if len(times) > 0 {
+		t, ok := times[name]
+		return t, ok
+	}
+	return us, us > 0
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+)
+
+// TestEvaluate: a case whose current pick was timed counts as within or
+// slower, one whose pick was not timed is unknown and listed, one without
+// times is skipped.
+func TestEvaluate(t *testing.T) {
+	dev, err := kruntime.ArchDevice("sm90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := kruntime.Op{Family: "gemv", Dtype: "bf16", M: 1, N: 4096, K: 4096}
+	ch, err := kruntime.SelectWith(dev, op, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := ch.Heuristic.Name
+	type res struct {
+		Model, Layer, Dtype string
+		N, K, M             int
+		TunedUS             float64            `json:"tuned_us"`
+		Times               map[string]float64 `json:"times,omitempty"`
+	}
+	file := map[string]any{"backend": "cuda", "arch": "sm90", "results": []res{
+		{"m", "within", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 10.5, "other": 10}},
+		{"m", "slower", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 12, "other": 10}},
+		{"m", "unknown", "bf16", 4096, 4096, 1, 10, map[string]float64{"other": 10}},
+		{"m", "old", "bf16", 4096, 4096, 1, 10, nil},
+	}}
+	b, _ := json.Marshal(file)
+	path := filepath.Join(t.TempDir(), "run-cuda.json")
+	os.WriteFile(path, b, 0o644)
+	var out strings.Builder
+	if err := evaluate(&out, []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"cuda (sm90): current heuristic within 10% of tuned in 1 of 2 cases (50%); 1 unknown, 1 without times\n",
+		"  slower  m/slower gemv bf16 m=1 n=4096 k=4096: picks " + pick + " 12.0 us, fastest 10.0 us (+20%)\n",
+		"  unknown m/unknown gemv bf16 m=1 n=4096 k=4096: picks " + pick + ", not timed\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+// TestQuantSection checks the quantizer tables, targets and charts.
+func TestQuantSection(t *testing.T) {
+	q := quantFile{Device: "GPU", Driver: "d", Backend: "cuda", Arch: "sm90", Results: []quantResult{
+		{Family: "quant_q8k", Rows: 1, K: 4096, Dtype: "bf16", Bytes: 8192 + 4672, Heuristic: "quant_q8k_bf16_wg", Tuned: "quant_q8k_bf16_sg", TunedUS: 2,
+			ThreadUS: 50, BestTile: "sg", BestUS: 2, Speedup: 25, BestGBps: 6.4, Times: map[string]float64{"quant_q8k_bf16_wg": 2.1, "quant_q8k_bf16_sg": 2}},
+		{Family: "quant_q8k", Rows: 4096, K: 4096, Dtype: "bf16", Bytes: 1 << 30, Heuristic: "quant_q8k_bf16_multi", HeuristicUS: 400, Tuned: "quant_q8k_bf16_multi", TunedUS: 300,
+			ThreadUS: 900, BestTile: "multi", BestUS: 300, Speedup: 3, BestGBps: 3600},
+		{Family: "quant_q8_1", Rows: 1, K: 4096, Dtype: "f32", Bytes: 16384 + 4608, Heuristic: "quant_q8_1_f32_sg", Tuned: "quant_q8_1_f32_sg", TunedUS: 2,
+			ThreadUS: 4, BestTile: "sg", BestUS: 2, Speedup: 2, BestGBps: 10},
+	}}
+	dir := t.TempDir()
+	var out strings.Builder
+	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"- Q8_K at one row, K = 4096, at least 20x faster than the thread-per-superblock baseline: bf16 25.0x (sg 2.00 us, thread 50.00 us).\n",
+		"- Q8_K at 4096 rows, at least 80% of copy bandwidth (best tile): bf16 K=4096 90%.\n",
+		"- Heuristic within 10% of tuned: 1 of 2 cases.\n", // from times, else heuristic_us (400 > 1.1 x 300); the third has neither
+		"### quant_q8k\n", "### quant_q8_1\n",
+		"| 1 | 4096 | bf16 | 50.00 | sg | 2.00 | 25.0x | 6 | 0% | quant_q8k_bf16_wg | quant_q8k_bf16_sg |\n",
+		"![Quantizers quant_q8_1](bench/results/run-quant-cuda-quant_q8_1.png)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	for _, f := range []string{"run-quant-cuda-quant_q8k.png", "run-quant-cuda-quant_q8_1.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("chart %s: %v", f, err)
+		}
+	}
+}
