@@ -4,6 +4,7 @@
 #   verify  every variant: SPIR-V through NVIDIA's Vulkan (alongside the nvcc
 #           builds), the sm90 HIP sources (all families) through CUDA, then
 #           compute-sanitizer memcheck on tail shapes
+#   verifycuda  the CUDA half of verify, and memcheck of one tensor-core variant
 #   cublas  cuBLAS (torch) and copy/read bandwidth for the GEMV suite
 #   cuda    GEMV bench, CUDA path, bf16     fp8     the same, fp8e4m3_bf16
 #   vulkan  GEMV bench, Vulkan path, bf16   quant   Q8_K / Q8_1 bench, both paths
@@ -32,6 +33,8 @@ build() {
   log "nvcc done"
 }
 budget() { local v="BUDGET_$1"; echo "${!v:-$2}"; }
+# A hung kernel leaves its process deaf to SIGTERM: KILL after 10 s more.
+timeout() { command timeout -k 10 "$@"; }
 
 for phase in "$@"; do
   case $phase in
@@ -49,6 +52,16 @@ for phase in "$@"; do
       echo "== $v"; timeout 120 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$MODS" --variant "$v" 2>&1 | tail -n 2
     done > "$r/memcheck.txt" 2>&1
     grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt" ;;
+  verifycuda)
+    build
+    log "verify cuda"
+    timeout "$(budget verify 120)" bin/gen verify --backend cuda --arch sm90 --module "$MODS" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
+    tail -n 2 "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+    log "memcheck"
+    for v in ${MEMCHECK:-gemv_bf16_p8_r16_t8_mmask4}; do
+      echo "== $v"; timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$MODS" --variant "$v" 2>&1 | tail -n 2
+    done > "$r/memcheck.txt" 2>&1
+    cat "$r/memcheck.txt" >> "$r/log.txt" ;;
   cublas)
     log "cublas"
     PYTHONUNBUFFERED=1 timeout "$(budget cublas 150)" python3 bench/cublas.py bench/decode-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
@@ -56,18 +69,18 @@ for phase in "$@"; do
   cuda|fp8)
     build; d=bf16; [ $phase = fp8 ] && d=fp8e4m3_bf16
     log "bench $phase"
-    timeout "$(budget $phase 300)" bin/gen bench --backend cuda --module "$GEMV" --dtypes $d --out "$r/$phase.json" --tune-cache "$r/tune-$phase.json" > "$r/$phase.txt" 2>&1
+    timeout "$(budget $phase 300)" bin/gen bench --backend cuda --module "$GEMV" --dtypes $d --shapes "${SHAPES:-bench/decode-shapes.yaml}" --out "$r/$phase.json" --tune-cache "$r/tune-$phase.json" > "$r/$phase.txt" 2>&1
     log "bench $phase exit $? ($(grep -c heuristic "$r/$phase.txt") cases)" ;;
   vulkan)
     log "bench vulkan"
-    timeout "$(budget vulkan 300)" bin/gen bench --backend vulkan --dtypes bf16 --out "$r/vulkan.json" > "$r/vulkan.txt" 2>&1
+    timeout "$(budget vulkan 300)" bin/gen bench --backend vulkan --dtypes bf16 --shapes "${VK_SHAPES:-bench/decode-shapes.yaml}" --out "$r/vulkan.json" > "$r/vulkan.txt" 2>&1
     log "bench vulkan exit $? ($(grep -c heuristic "$r/vulkan.txt") cases)" ;;
   quant)
     build
     log "bench quant"
     timeout "$(budget quant 150)" bin/gen bench --family quant_q8k,quant_q8_1 --backend cuda --module "$QMODS" --dtypes f32,bf16 --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1
     log "quant cuda exit $?"
-    timeout "$(budget quantvk 120)" bin/gen bench --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,bf16 --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
+    [ "${QUANT_VULKAN:-1}" = 1 ] && timeout "$(budget quantvk 120)" bin/gen bench --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,bf16 --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
     log "quant vulkan exit $?" ;;
   tune)
     build

@@ -178,11 +178,13 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
   }
 
   float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int k0 = kbeg + warp * 32 + q * 8; k0 < kend; k0 += STEP * UNROLL) {
+  // The loop bound is the warp's, never the lane's: mma.sync needs all 32
+  // lanes, so lanes past K load zeros instead of leaving the loop.
+  for (int kw = kbeg + warp * 32; kw < kend; kw += STEP * UNROLL) {
     uint32_t a[UNROLL][2][4], b[UNROLL][4];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
-      const int k = k0 + u * STEP;
+      const int k = kw + q * 8 + u * STEP;
 #pragma unroll
       for (int i = 0; i < 4; ++i) a[u][0][i] = a[u][1][i] = b[u][i] = 0u;
       if (k < kend) {

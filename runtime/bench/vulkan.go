@@ -41,31 +41,32 @@ func (t *VulkanTimer) free() {
 	t.ws, t.x, t.scale, t.y, t.partial, t.counter = nil, nil, nil, nil, nil, nil
 }
 
+// prepare sets up op's buffers; weights are kept across ops of the same
+// N x K and weight size, as the CUDA Runner does.
 func (t *VulkanTimer) prepare(op kruntime.Op) error {
 	if t.ws != nil && t.op == op {
 		return nil
 	}
-	t.free()
-	t.op = op
 	d := t.R.Dev
 	dt := dtypeOf(op.Dtype)
 	wbytes := int64(op.N) * int64(op.K) * int64(dt.WeightBytes)
-	random := func(n int) []byte {
-		buf := make([]byte, n)
-		for i := range buf {
-			buf[i] = byte(t.Rng.IntN(256)) & 0x3F
-		}
-		return buf
+	var ws []*vulkan.Buffer
+	if t.ws != nil && t.op.N == op.N && t.op.K == op.K && int64(op.N)*int64(op.K)*int64(dtypeOf(t.op.Dtype).WeightBytes) == wbytes {
+		ws, t.ws = t.ws, nil
 	}
-	wdata := random(int(wbytes))
-	for i := 0; i < rotation(wbytes); i++ {
-		b, err := d.NewBuffer(int(wbytes))
-		if err != nil {
-			return err
-		}
-		t.ws = append(t.ws, b)
-		if err := b.Upload(wdata); err != nil {
-			return err
+	t.free()
+	t.op, t.ws = op, ws
+	if t.ws == nil {
+		wdata := randomBytes(t.Rng, int(wbytes))
+		for i := 0; i < rotation(wbytes); i++ {
+			b, err := d.NewBuffer(int(wbytes))
+			if err != nil {
+				return err
+			}
+			t.ws = append(t.ws, b)
+			if err := b.Upload(wdata); err != nil {
+				return err
+			}
 		}
 	}
 	var err error
@@ -82,7 +83,7 @@ func (t *VulkanTimer) prepare(op kruntime.Op) error {
 	if err != nil {
 		return err
 	}
-	if err := t.x.Upload(random(op.M * op.K * dt.ActBytes)); err != nil {
+	if err := t.x.Upload(randomBytes(t.Rng, op.M*op.K*dt.ActBytes)); err != nil {
 		return err
 	}
 	if err := t.scale.Fill(0x3F800000); err != nil {
