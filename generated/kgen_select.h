@@ -11469,18 +11469,19 @@ static int kg_gemv_eligible(const kg_variant* v, const kg_op* op, const kg_devic
   return 0;
 }
 
-#define KG_GEMV_NKEYS 13
+#define KG_GEMV_NKEYS 14
 static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = (v->p[KG_P_tokens] - op->m);
     keys[i++] = (16LL / (v->p[KG_P_pack] * kg_dtype_fn(0, v->p[KG_P_dtype])));
-    keys[i++] = (v->p[KG_P_layout] != KG_S_workgroup);
-    keys[i++] = (op->n < ((v->p[KG_P_rows] * d->compute_units) * 2LL));
-    keys[i++] = ((v->p[KG_P_rows] - (((1LL + (3LL * (op->m >= 2LL))) + (4LL * (op->m >= 3LL))) - (4LL * (op->m >= 5LL)))) * (v->p[KG_P_rows] - (((1LL + (3LL * (op->m >= 2LL))) + (4LL * (op->m >= 3LL))) - (4LL * (op->m >= 5LL)))));
-    keys[i++] = (((op->m == 1LL) * (v->p[KG_P_wg] != 128LL)) + ((op->m > 1LL) * (v->p[KG_P_wg] != 64LL)));
+    keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != ((op->m >= 4LL) && ((op->n * op->k) >= 8388608LL)));
+    keys[i++] = ((v->p[KG_P_layout] != KG_S_workgroup) && (v->p[KG_P_layout] != KG_S_mma));
+    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * ((v->p[KG_P_splits] - 1LL) - (op->n < 6000LL))) * ((v->p[KG_P_splits] - 1LL) - (op->n < 6000LL)));
+    keys[i++] = (((v->p[KG_P_layout] != KG_S_mma) * (((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL))) * (((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)));
+    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_wg] != 256LL)) + ((v->p[KG_P_layout] != KG_S_mma) * (v->p[KG_P_wg] != (128LL - (64LL * (op->k <= 1024LL))))));
   }
-  while (i < 6) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
+  while (i < 7) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_tokens] - op->m); /* fewest idle token slots */
   keys[i++] = (16LL / (v->p[KG_P_pack] * kg_dtype_fn(0, v->p[KG_P_dtype]))); /* widest load first (16 bytes) */
   keys[i++] = ((v->p[KG_P_layout] == KG_S_splitk) * ((op->n * 4LL) >= ((d->compute_units * 8LL) * v->p[KG_P_rows]))); /* split-K only pays when there are too few rows to fill the device */

@@ -11501,17 +11501,20 @@ var Archs = []table.Arch{
 				Expr: "16 / (pack * bytes(dtype))",
 				Why:  "widest load first (16 bytes)",
 			}, {
-				Expr: "layout != \"workgroup\"",
-				Why:  "H200: a workgroup per row group beat subgroup-per-row and split-K on every suite shape",
+				Expr: "(layout == \"mma\") != (m >= 4 && n * k >= 8388608)",
+				Why:  "H200: tensor cores from 4 tokens on 8M+ weights; CUDA cores otherwise",
 			}, {
-				Expr: "n < rows * compute_units * 2",
-				Why:  "keep at least two workgroups per SM",
+				Expr: "layout != \"workgroup\" && layout != \"mma\"",
+				Why:  "H200: subgroup-per-row and CUDA-core split-K lost on every suite shape",
 			}, {
-				Expr: "(rows - (1 + 3 * (m >= 2) + 4 * (m >= 3) - 4 * (m >= 5))) * (rows - (1 + 3 * (m >= 2) + 4 * (m >= 3) - 4 * (m >= 5)))",
-				Why:  "H200: rows 1 at one token, 4 at two, 8 at three or four, 4 beyond",
+				Expr: "(layout == \"mma\") * (splits - 1 - (n < 6000)) * (splits - 1 - (n < 6000))",
+				Why:  "H200: tensor-core split-K over 2 below 6000 rows, none above",
 			}, {
-				Expr: "(m == 1) * (wg != 128) + (m > 1) * (wg != 64)",
-				Why:  "H200: 128 lanes at one token, 64 with more tokens",
+				Expr: "(layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024)) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024))",
+				Why:  "H200: one row per workgroup at one or four tokens, two at two or eight; one more when K <= 1024",
+			}, {
+				Expr: "(layout == \"mma\") * (wg != 256) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024))",
+				Why:  "H200: 256 lanes on tensor cores, 128 on CUDA cores (64 when K <= 1024: a row is one pass)",
 			}},
 		}},
 		SharedMemory: 232448,
