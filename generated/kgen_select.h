@@ -11481,6 +11481,14 @@ static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* 
     keys[i++] = (((v->p[KG_P_layout] != KG_S_mma) * (((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL))) * (((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)));
     keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_wg] != 256LL)) + ((v->p[KG_P_layout] != KG_S_mma) * (v->p[KG_P_wg] != (128LL - (64LL * (op->k <= 1024LL))))));
   }
+  if (strcmp(d->arch, "nvidia") == 0) {
+    keys[i++] = (v->p[KG_P_tokens] - op->m);
+    keys[i++] = (16LL / (v->p[KG_P_pack] * kg_dtype_fn(0, v->p[KG_P_dtype])));
+    keys[i++] = ((v->p[KG_P_layout] == KG_S_subgroup) != ((op->n >= 100000LL) && ((op->m == 1LL) || (op->m == 8LL))));
+    keys[i++] = (v->p[KG_P_layout] == KG_S_splitk);
+    keys[i++] = (((v->p[KG_P_rows] - 1LL) - (((op->m >= 2LL) && (op->n >= 1500LL)) || (v->p[KG_P_layout] == KG_S_subgroup))) * ((v->p[KG_P_rows] - 1LL) - (((op->m >= 2LL) && (op->n >= 1500LL)) || (v->p[KG_P_layout] == KG_S_subgroup))));
+    keys[i++] = (v->p[KG_P_wg] != (64LL + (64LL * (op->n < 1500LL))));
+  }
   while (i < 7) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_tokens] - op->m); /* fewest idle token slots */
   keys[i++] = (16LL / (v->p[KG_P_pack] * kg_dtype_fn(0, v->p[KG_P_dtype]))); /* widest load first (16 bytes) */

@@ -11556,6 +11556,28 @@ var Archs = []table.Arch{
 		Doc:          "NVIDIA GPUs (Vulkan), subgroup 32",
 		DriverName:   "",
 		Name:         "nvidia",
+		Prefer: []table.FamilyRules{{
+			Family: "gemv",
+			Rules: []table.Rule{{
+				Expr: "tokens - m",
+				Why:  "fewest idle token slots",
+			}, {
+				Expr: "16 / (pack * bytes(dtype))",
+				Why:  "widest load first (16 bytes)",
+			}, {
+				Expr: "(layout == \"subgroup\") != (n >= 100000 && (m == 1 || m == 8))",
+				Why:  "NVIDIA Vulkan: a subgroup per row on 100k+-row LM heads at one or eight tokens, a workgroup per row group elsewhere",
+			}, {
+				Expr: "layout == \"splitk\"",
+				Why:  "NVIDIA Vulkan: split-K never won",
+			}, {
+				Expr: "(rows - 1 - (m >= 2 && n >= 1500 || layout == \"subgroup\")) * (rows - 1 - (m >= 2 && n >= 1500 || layout == \"subgroup\"))",
+				Why:  "NVIDIA Vulkan: one row per workgroup at one token or under 1500 rows, else two",
+			}, {
+				Expr: "wg != 64 + 64 * (n < 1500)",
+				Why:  "NVIDIA Vulkan: 64 lanes, 128 under 1500 rows",
+			}},
+		}},
 		SharedMemory: 49152,
 		VendorID:     4318,
 		Wave:         32,
