@@ -42,6 +42,48 @@ func Gemv(w, x, scale []float32, T, N, K int) []float64 {
 	return y
 }
 
+// GemvAbs is Gemv of the absolute values: |scale[n]| * sum_k |X[t][k]*W[n][k]|,
+// the magnitude a float32 dot product's rounding error is proportional to
+// (|error| <= gamma_K * GemvAbs). Checks normalise by it so that an output
+// that cancels to near zero is not held to a relative bound no summation
+// order could meet.
+func GemvAbs(w, x, scale []float32, T, N, K int) []float64 {
+	abs := func(v []float32) []float32 {
+		if v == nil {
+			return nil
+		}
+		a := make([]float32, len(v))
+		for i, f := range v {
+			a[i] = float32(math.Abs(float64(f)))
+		}
+		return a
+	}
+	return Gemv(abs(w), abs(x), abs(scale), T, N, K)
+}
+
+// RelL2Mag returns ||got-want|| / ||mag||: RelL2 with the error measured
+// against mag (GemvAbs) instead of want. Non-finite got gives +Inf; an
+// all-zero mag gives the absolute norm.
+func RelL2Mag(got []float32, want, mag []float64) float64 {
+	if len(got) != len(want) || len(mag) != len(want) {
+		panic(fmt.Sprintf("ref.RelL2Mag: len(got)=%d len(want)=%d len(mag)=%d", len(got), len(want), len(mag)))
+	}
+	var num, den float64
+	for i, g := range got {
+		gf := float64(g)
+		if math.IsNaN(gf) || math.IsInf(gf, 0) {
+			return math.Inf(1)
+		}
+		d := gf - want[i]
+		num += d * d
+		den += mag[i] * mag[i]
+	}
+	if den == 0 {
+		return math.Sqrt(num)
+	}
+	return math.Sqrt(num) / math.Sqrt(den)
+}
+
 // GemvF32 is Gemv for float32 weights without a scale.
 func GemvF32(w, x []float32, T, N, K int) []float64 {
 	return Gemv(w, x, nil, T, N, K)
