@@ -4,7 +4,7 @@
 // templates/archs/*.yaml. Usage:
 //   kg_device d = kg_arch_device("gfx1200");
 //   kg_op op = {"gemv", KG_S_bf16, 1, 151936, 1024, 0};
-//   int i = kg_select(&d, &op);  /* >= 0: kg_variants[i]; KG_NOT_ELIGIBLE: use the GEMM path; KG_NO_VARIANT */
+//   int i = kg_select(&d, &op);  /* >= 0: kg_variants[i]; KG_NOT_ELIGIBLE: use the GEMM path; KG_NO_VARIANT; KG_INVALID_OP: align < 0 */
 #ifndef KGEN_SELECT_H
 #define KGEN_SELECT_H
 
@@ -12,6 +12,7 @@
 
 #define KG_NOT_ELIGIBLE (-1)
 #define KG_NO_VARIANT (-2)
+#define KG_INVALID_OP (-3)
 
 /* Interned string values (dtypes, layouts, tiles, ...). */
 enum {
@@ -11413,7 +11414,7 @@ typedef struct {
   const char* family;
   long long dtype; /* KG_S_<dtype> */
   long long m, n, k;
-  long long align; /* elements; 0: aligned */
+  long long align; /* elements; 0: aligned; < 0: KG_INVALID_OP */
 } kg_op;
 
 /* The spec's arch facts, as kg_arch_device(name) returns them. */
@@ -11469,17 +11470,18 @@ static int kg_gemv_eligible(const kg_variant* v, const kg_op* op, const kg_devic
   return 0;
 }
 
-#define KG_GEMV_NKEYS 14
+#define KG_GEMV_NKEYS 15
 static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = (v->p[KG_P_tokens] - op->m);
     keys[i++] = (16LL / (v->p[KG_P_pack] * kg_dtype_fn(0, v->p[KG_P_dtype])));
-    keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != ((op->m >= 4LL) && ((op->n * op->k) >= 8388608LL)));
-    keys[i++] = ((v->p[KG_P_layout] != KG_S_workgroup) && (v->p[KG_P_layout] != KG_S_mma));
-    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * ((v->p[KG_P_splits] - 1LL) - (op->n < 6000LL))) * ((v->p[KG_P_splits] - 1LL) - (op->n < 6000LL)));
-    keys[i++] = (((v->p[KG_P_layout] != KG_S_mma) * (((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL))) * (((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)));
-    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_wg] != 256LL)) + ((v->p[KG_P_layout] != KG_S_mma) * (v->p[KG_P_wg] != (128LL - (64LL * (op->k <= 1024LL))))));
+    keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != (((op->m >= 4LL) || ((op->m >= 2LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL))) && ((op->n * op->k) >= 8388608LL)));
+    keys[i++] = ((v->p[KG_P_layout] == KG_S_subgroup) != (((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->m == 1LL)) && (op->n >= 9000LL)));
+    keys[i++] = (v->p[KG_P_layout] == KG_S_splitk);
+    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * ((v->p[KG_P_splits] - 1LL) - ((op->n < 6000LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 2LL)))) * ((v->p[KG_P_splits] - 1LL) - ((op->n < 6000LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 2LL))));
+    keys[i++] = (((v->p[KG_P_layout] != KG_S_mma) * ((((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)) - (v->p[KG_P_layout] == KG_S_subgroup))) * ((((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)) - (v->p[KG_P_layout] == KG_S_subgroup)));
+    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_wg] != (256LL + (256LL * ((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->n < 9000LL)))))) + ((v->p[KG_P_layout] != KG_S_mma) * (v->p[KG_P_wg] != (128LL - (64LL * (op->k <= 1024LL))))));
   }
   if (strcmp(d->arch, "nvidia") == 0) {
     keys[i++] = (v->p[KG_P_tokens] - op->m);
@@ -11489,7 +11491,7 @@ static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* 
     keys[i++] = (((v->p[KG_P_rows] - 1LL) - (((op->m >= 2LL) && (op->n >= 1500LL)) || (v->p[KG_P_layout] == KG_S_subgroup))) * ((v->p[KG_P_rows] - 1LL) - (((op->m >= 2LL) && (op->n >= 1500LL)) || (v->p[KG_P_layout] == KG_S_subgroup))));
     keys[i++] = (v->p[KG_P_wg] != (64LL + (64LL * (op->n < 1500LL))));
   }
-  while (i < 7) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
+  while (i < 8) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_tokens] - op->m); /* fewest idle token slots */
   keys[i++] = (16LL / (v->p[KG_P_pack] * kg_dtype_fn(0, v->p[KG_P_dtype]))); /* widest load first (16 bytes) */
   keys[i++] = ((v->p[KG_P_layout] == KG_S_splitk) * ((op->n * 4LL) >= ((d->compute_units * 8LL) * v->p[KG_P_rows]))); /* split-K only pays when there are too few rows to fill the device */
@@ -11550,11 +11552,13 @@ static void kg_quant_q8k_keys(const kg_variant* v, const kg_op* op, const kg_dev
 }
 
 /* kg_select returns the index in kg_variants of the variant the Go
-   runtime's Select would pick, KG_NOT_ELIGIBLE or KG_NO_VARIANT. */
+   runtime's Select would pick, KG_NOT_ELIGIBLE, KG_NO_VARIANT or
+   KG_INVALID_OP (a negative align, as runtime.Op.Validate refuses). */
 static int kg_select(const kg_device* d, const kg_op* op) {
   int best = KG_NO_VARIANT;
   long long bk[64], k[64];
   int nk = 0;
+  if (op->align < 0) return KG_INVALID_OP; /* runtime.Op.Validate */
   if (strcmp(op->family, "gemv") == 0) {
     if (kg_gemv_outside(op, d)) return KG_NOT_ELIGIBLE;
     nk = KG_GEMV_NKEYS;

@@ -11501,20 +11501,23 @@ var Archs = []table.Arch{
 				Expr: "16 / (pack * bytes(dtype))",
 				Why:  "widest load first (16 bytes)",
 			}, {
-				Expr: "(layout == \"mma\") != (m >= 4 && n * k >= 8388608)",
-				Why:  "H200: tensor cores from 4 tokens on 8M+ weights; CUDA cores otherwise",
+				Expr: "(layout == \"mma\") != ((m >= 4 || m >= 2 && bytes(dtype) == 1) && n * k >= 8388608)",
+				Why:  "H200: tensor cores on 8M+ weights from 4 tokens (2 with fp8 weights, whose decode is cheaper there); CUDA cores otherwise",
 			}, {
-				Expr: "layout != \"workgroup\" && layout != \"mma\"",
-				Why:  "H200: subgroup-per-row and CUDA-core split-K lost on every suite shape",
+				Expr: "(layout == \"subgroup\") != (bytes(dtype) == 1 && m == 1 && n >= 9000)",
+				Why:  "H200: fp8 at one token on 9000+ rows: a warp per row",
 			}, {
-				Expr: "(layout == \"mma\") * (splits - 1 - (n < 6000)) * (splits - 1 - (n < 6000))",
-				Why:  "H200: tensor-core split-K over 2 below 6000 rows, none above",
+				Expr: "layout == \"splitk\"",
+				Why:  "H200: CUDA-core split-K never won",
 			}, {
-				Expr: "(layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024)) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024))",
-				Why:  "H200: one row per workgroup at one or four tokens, two at two or eight; one more when K <= 1024",
+				Expr: "(layout == \"mma\") * (splits - 1 - (n < 6000 && bytes(dtype) == 2)) * (splits - 1 - (n < 6000 && bytes(dtype) == 2))",
+				Why:  "H200: tensor-core split-K over 2 below 6000 rows of 16-bit weights, none otherwise",
 			}, {
-				Expr: "(layout == \"mma\") * (wg != 256) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024))",
-				Why:  "H200: 256 lanes on tensor cores, 128 on CUDA cores (64 when K <= 1024: a row is one pass)",
+				Expr: "(layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\")) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\"))",
+				Why:  "H200: one row per workgroup at one or four tokens, two at two or eight (and for a warp per row); one more when K <= 1024",
+			}, {
+				Expr: "(layout == \"mma\") * (wg != 256 + 256 * (bytes(dtype) == 1 && n < 9000)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024))",
+				Why:  "H200: 256 lanes on tensor cores (512 for fp8 under 9000 rows), 128 on CUDA cores (64 when K <= 1024: a row is one pass)",
 			}},
 		}},
 		SharedMemory: 232448,

@@ -116,8 +116,9 @@ func checkSelect(t *testing.T, dev Device, op Op) {
 	}
 	switch {
 	case v.Family == "gemv":
-		// Select has no rule bounding N*K, which PlanGEMV refuses past 32
-		// bits (reported: the gemv outside rules should say n * k < 2^32).
+		// The gemv outside rule n * k < 2^32 keeps Select from picking
+		// what PlanGEMV refuses; the guard keeps this check honest if a
+		// spec drops that rule.
 		if int64(op.N)*int64(op.K) < 1<<32 {
 			if _, err := PlanGEMV(v, dev, op.M, op.N, op.K); err != nil {
 				t.Fatalf("%s on %s: picked %s, which refuses the shape: %v", op, dev.Arch, v.Name, err)

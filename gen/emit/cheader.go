@@ -56,9 +56,9 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 	p("// kgen variant table and selection for C/C++ hosts: the same rules as the\n")
 	p("// Go runtime (runtime.Select), generated from templates/kernels.yaml and\n// templates/archs/*.yaml. Usage:\n")
 	p("//   kg_device d = kg_arch_device(\"gfx1200\");\n//   kg_op op = {\"gemv\", KG_S_bf16, 1, 151936, 1024, 0};\n")
-	p("//   int i = kg_select(&d, &op);  /* >= 0: kg_variants[i]; KG_NOT_ELIGIBLE: use the GEMM path; KG_NO_VARIANT */\n")
+	p("//   int i = kg_select(&d, &op);  /* >= 0: kg_variants[i]; KG_NOT_ELIGIBLE: use the GEMM path; KG_NO_VARIANT; KG_INVALID_OP: align < 0 */\n")
 	p("#ifndef KGEN_SELECT_H\n#define KGEN_SELECT_H\n\n#include <string.h>\n\n")
-	p("#define KG_NOT_ELIGIBLE (-1)\n#define KG_NO_VARIANT (-2)\n\n")
+	p("#define KG_NOT_ELIGIBLE (-1)\n#define KG_NO_VARIANT (-2)\n#define KG_INVALID_OP (-3)\n\n")
 	p("/* Interned string values (dtypes, layouts, tiles, ...). */\nenum {\n")
 	for _, k := range strList {
 		p("  KG_S_%s = %d,\n", k, strID[k])
@@ -93,7 +93,7 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 
 	p("typedef struct {\n  const char* backend;\n  const char* arch;\n  long long wave, compute_units, shared_memory;\n")
 	p("  long long max_workgroup; /* 0: unknown */\n  long long min_subgroup;  /* 0: unknown */\n} kg_device;\n\n")
-	p("typedef struct {\n  const char* family;\n  long long dtype; /* KG_S_<dtype> */\n  long long m, n, k;\n  long long align; /* elements; 0: aligned */\n} kg_op;\n\n")
+	p("typedef struct {\n  const char* family;\n  long long dtype; /* KG_S_<dtype> */\n  long long m, n, k;\n  long long align; /* elements; 0: aligned; < 0: KG_INVALID_OP */\n} kg_op;\n\n")
 	p("/* The spec's arch facts, as kg_arch_device(name) returns them. */\n")
 	p("static kg_device kg_arch_device(const char* name) {\n  kg_device d = {0, 0, 0, 0, 0, 0, 0};\n")
 	for _, a := range s.Archs {
@@ -191,8 +191,8 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 		}
 		p("}\n\n")
 	}
-	p("/* kg_select returns the index in kg_variants of the variant the Go\n   runtime's Select would pick, KG_NOT_ELIGIBLE or KG_NO_VARIANT. */\n")
-	p("static int kg_select(const kg_device* d, const kg_op* op) {\n  int best = KG_NO_VARIANT;\n  long long bk[64], k[64];\n  int nk = 0;\n")
+	p("/* kg_select returns the index in kg_variants of the variant the Go\n   runtime's Select would pick, KG_NOT_ELIGIBLE, KG_NO_VARIANT or\n   KG_INVALID_OP (a negative align, as runtime.Op.Validate refuses). */\n")
+	p("static int kg_select(const kg_device* d, const kg_op* op) {\n  int best = KG_NO_VARIANT;\n  long long bk[64], k[64];\n  int nk = 0;\n  if (op->align < 0) return KG_INVALID_OP; /* runtime.Op.Validate */\n")
 	for _, f := range s.Families {
 		if f.Select == nil {
 			continue
