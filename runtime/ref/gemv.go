@@ -97,20 +97,7 @@ func RelL2(got []float32, want []float64) float64 {
 	if len(got) != len(want) {
 		panic(fmt.Sprintf("ref.RelL2: len(got)=%d len(want)=%d", len(got), len(want)))
 	}
-	var num, den float64
-	for i, g := range got {
-		gf := float64(g)
-		if math.IsNaN(gf) || math.IsInf(gf, 0) {
-			return math.Inf(1)
-		}
-		d := gf - want[i]
-		num += d * d
-		den += want[i] * want[i]
-	}
-	if den == 0 {
-		return math.Sqrt(num)
-	}
-	return math.Sqrt(num) / math.Sqrt(den)
+	return RelL2Mag(got, want, want)
 }
 
 // FirstMismatch returns the first index i where got[i] is not finite or
