@@ -120,6 +120,17 @@ type opBuffers struct {
 	wbytes                        int64
 }
 
+// weightBytes is the size of op's weight matrix.
+func weightBytes(op kruntime.Op) int64 {
+	return int64(op.N) * int64(op.K) * int64(dtypeOf(op.Dtype).WeightBytes)
+}
+
+// sameWeights reports whether op can reuse the weight copies set up for prev
+// (same N x K and element size: the suite's token counts of one layer).
+func sameWeights(prev, op kruntime.Op) bool {
+	return prev.N == op.N && prev.K == op.K && weightBytes(prev) == weightBytes(op)
+}
+
 // rotation is how many weight copies keep a case streaming from HBM.
 func rotation(wbytes int64) int {
 	const target = 512 << 20 // well past the 50 MB L2
@@ -161,9 +172,9 @@ func (r *Runner) prepare(op kruntime.Op) error {
 		return nil
 	}
 	dt := dtypeOf(op.Dtype)
-	wbytes := int64(op.N) * int64(op.K) * int64(dt.WeightBytes)
+	wbytes := weightBytes(op)
 	var ws []driver.Ptr
-	if r.bufs != nil && r.op.N == op.N && r.op.K == op.K && r.bufs.wbytes == wbytes {
+	if r.bufs != nil && sameWeights(r.op, op) {
 		ws, r.bufs.ws = r.bufs.ws, nil
 	}
 	r.free()
@@ -264,7 +275,7 @@ func Run(t kruntime.Timer, dev kruntime.Device, c Case, cache *kruntime.TuneCach
 	}
 	e := trs[0].Entry
 	dt := dtypeOf(c.Dtype)
-	wbytes := int64(c.N) * int64(c.K) * int64(dt.WeightBytes)
+	wbytes := weightBytes(op)
 	res := &Result{Case: c, WeightBytes: wbytes, Bytes: wbytes + int64(c.M*c.K*dt.ActBytes) + int64(4*c.M*c.N),
 		Heuristic: e.Heuristic, HeuristicUS: e.HeurUS, Tuned: e.Variant, TunedUS: e.US, Candidates: e.Candidates, TuneSeconds: trs[0].Elapsed.Seconds(),
 		Times: trs[0].Times}

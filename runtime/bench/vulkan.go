@@ -49,9 +49,9 @@ func (t *VulkanTimer) prepare(op kruntime.Op) error {
 	}
 	d := t.R.Dev
 	dt := dtypeOf(op.Dtype)
-	wbytes := int64(op.N) * int64(op.K) * int64(dt.WeightBytes)
+	wbytes := weightBytes(op)
 	var ws []*vulkan.Buffer
-	if t.ws != nil && t.op.N == op.N && t.op.K == op.K && int64(op.N)*int64(op.K)*int64(dtypeOf(t.op.Dtype).WeightBytes) == wbytes {
+	if t.ws != nil && sameWeights(t.op, op) {
 		ws, t.ws = t.ws, nil
 	}
 	t.free()
