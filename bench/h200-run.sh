@@ -33,6 +33,17 @@ build() {
   log "nvcc done"
 }
 budget() { local v="BUDGET_$1"; echo "${!v:-$2}"; }
+# compute-sanitizer memcheck of `gen verify` on each named variant, with only
+# the module holding it: a lookup in the other parts is a (harmless)
+# CUDA_ERROR_NOT_FOUND that memcheck would count as an error.
+memcheck() {
+  log "memcheck"
+  for v in "$@"; do
+    m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/*.cu | sed 's/\.cu$/.cubin/')
+    echo "== $v ($m)"; timeout 120 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
+  done > "$r/memcheck.txt" 2>&1
+  grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
+}
 # A hung kernel leaves its process deaf to SIGTERM: KILL after 10 s more.
 timeout() { command timeout -k 10 "$@"; }
 
@@ -47,25 +58,13 @@ for phase in "$@"; do
     timeout "$(budget verify 300)" bin/gen verify --backend cuda --arch sm90 --module "$MODS" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
     wait $vk
     tail -n 2 "$r/verify-vulkan.txt" "$r/verify-cuda.txt" | tee -a "$r/log.txt"
-    log "memcheck"
-    for v in gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 quant_q8k_bf16_wg; do
-      m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/*.cu | sed 's/\.cu$/.cubin/')
-      echo "== $v ($m)"; timeout 120 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
-    done > "$r/memcheck.txt" 2>&1
-    grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt" ;;
+    memcheck gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 quant_q8k_bf16_wg ;;
   verifycuda)
     build
     log "verify cuda"
     timeout "$(budget verify 120)" bin/gen verify --backend cuda --arch sm90 --module "$MODS" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
     tail -n 2 "$r/verify-cuda.txt" | tee -a "$r/log.txt"
-    log "memcheck"
-    # Only the module holding the variant: a lookup in the other parts is a
-    # (harmless) CUDA_ERROR_NOT_FOUND that memcheck would count as an error.
-    for v in ${MEMCHECK:-gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 gemv_f16_p8_r16_t4_mma512}; do
-      m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/*.cu | sed 's/\.cu$/.cubin/')
-      echo "== $v ($m)"; timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
-    done > "$r/memcheck.txt" 2>&1
-    cat "$r/memcheck.txt" >> "$r/log.txt" ;;
+    memcheck ${MEMCHECK:-gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 gemv_f16_p8_r16_t4_mma512} ;;
   cublas)
     log "cublas"
     PYTHONUNBUFFERED=1 timeout "$(budget cublas 150)" python3 bench/cublas.py bench/decode-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
