@@ -11505,6 +11505,7 @@ static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* 
 static int kg_quant_q8_1_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->k >= 1LL)))) return 1; /* empty shapes have nothing to quantize */
+  if (!(((((op->m * kg_dtype_fn(0, op->k, 32LL)) * 32LL) < 4294967296LL) && (((op->m * kg_dtype_fn(0, op->k, 32LL)) * 36LL) < 4294967296LL)))) return 2; /* the kernels index X and Y with 32-bit offsets: split the rows over several launches */
   return 0;
 }
 
@@ -11530,6 +11531,7 @@ static int kg_quant_q8k_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->k >= 1LL)))) return 1; /* empty shapes have nothing to quantize */
   if (!(((op->k % 256LL) == 0LL))) return 2; /* Q8_K quantizes whole 256-element superblocks, so K must be a multiple of 256 (pad the row or use Q8_1) */
+  if (!((((op->m * op->k) < 4294967296LL) && (((op->m * (op->k / 256LL)) * 292LL) < 4294967296LL)))) return 3; /* the kernels index X and Y with 32-bit offsets: split the rows over several launches */
   return 0;
 }
 

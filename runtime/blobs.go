@@ -32,18 +32,18 @@ var Blobs fs.FS = generated.SPIRV
 
 // SPIRV returns v's blob after checking its SHA-256 against the table.
 func SPIRV(v *table.Variant) ([]byte, error) {
-	b, err := fs.ReadFile(Blobs, v.Artifact)
+	b, err := fs.ReadFile(Blobs, v.Artifact.Path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.Artifact, err)
+		return nil, fmt.Errorf("%s: %w", v.Artifact.Path, err)
 	}
 	return CheckHash(v, b)
 }
 
-// CheckHash returns b if it hashes to v.SHA256.
+// CheckHash returns b if it hashes to v.Artifact.SHA256.
 func CheckHash(v *table.Variant, b []byte) ([]byte, error) {
 	sum := sha256.Sum256(b)
-	if have := hex.EncodeToString(sum[:]); have != v.SHA256 {
-		return nil, &HashError{Artifact: v.Artifact, Want: v.SHA256, Have: have}
+	if have := hex.EncodeToString(sum[:]); have != v.Artifact.SHA256 {
+		return nil, &HashError{Artifact: v.Artifact.Path, Want: v.Artifact.SHA256, Have: have}
 	}
 	return b, nil
 }

@@ -32,68 +32,56 @@ func AlignOf(wOffsetElems, xOffsetElems int) int {
 	return a
 }
 
-// CheckOffsets refuses binding v's W and X buffers at these offsets (in
-// elements of the weight and activation types) when its loads would be
-// misaligned. A GEMV variant loads pack elements at once, so both offsets
-// must be multiples of pack; other families state their alignment as
-// eligibility rules over align, which are checked with AlignOf(offsets).
+// CheckOffsets refuses binding v's buffers at these offsets (in elements of
+// each buffer's type, by buffer name; absent names are offset 0) when its
+// loads would be misaligned: each buffer with an align in its family's
+// launch contract needs an offset that is a multiple of it.
 //
-// This is the launch-time side of the spec's `align % pack == 0` rule:
-// a variant Select picked for Op.Align = a accepts any offsets that are
-// multiples of a, and offsets CheckOffsets accepts give an Op.Align
-// (AlignOf) for which Select keeps the variant eligible.
-func CheckOffsets(v *table.Variant, wOffsetElems, xOffsetElems int) error {
+// This is the launch-time side of the spec's alignment rules (GEMV:
+// `align % pack == 0`): a variant Select picked for Op.Align = a accepts any
+// offsets that are multiples of a, and offsets CheckOffsets accepts give an
+// Op.Align (AlignOf) for which Select keeps the variant eligible.
+func CheckOffsets(v *table.Variant, offsets map[string]int) error {
 	refuse := func(f string, a ...any) error { return &RefusedError{Variant: v.Name, Reason: fmt.Sprintf(f, a...)} }
-	if wOffsetElems < 0 || xOffsetElems < 0 {
-		return refuse("negative buffer offset (W %d, X %d elements)", wOffsetElems, xOffsetElems)
-	}
-	if v.Family == "gemv" {
-		pack := v.IntParam("pack")
-		if pack < 1 {
-			return refuse("pack %d: not a loadable variant", pack)
-		}
-		for _, o := range []struct {
-			buf string
-			off int
-		}{{"W", wOffsetElems}, {"X", xOffsetElems}} {
-			if o.off%pack != 0 {
-				return refuse("%s offset of %d elements is not a multiple of pack %d: the kernel loads %d elements at once", o.buf, o.off, pack, pack)
-			}
-		}
-		return nil
-	}
-	fam, err := familyRules(v.Family)
+	c, err := contractOf(v.Family)
 	if err != nil {
 		return refuse("%v", err)
 	}
-	rules, err := rulesFor(fam, v.Arch)
-	if err != nil {
-		return refuse("%v", err)
+	for name, off := range offsets {
+		found := false
+		for _, b := range c.fam.Launch.Buffers {
+			found = found || b.Name == name
+		}
+		if !found {
+			return refuse("no buffer %s (the kernels take %s)", name, bufferNames(c.fam))
+		}
+		if off < 0 {
+			return refuse("negative offset %d for buffer %s", off, name)
+		}
 	}
-	dev, _ := ArchDevice(v.Arch)
-	env := Env(Op{Family: v.Family, Dtype: v.Param("dtype"), Align: AlignOf(wOffsetElems, xOffsetElems)}, dev, v)
-	for _, r := range rules.eligible {
-		if !namesOnly(r.e.Names(), "align") {
+	env := newEnv(Op{Family: v.Family}, Device{}, v)
+	for i, b := range c.fam.Launch.Buffers {
+		if c.aligns[i] == nil {
 			continue
 		}
-		if ok, err := r.e.Bool(env); err != nil || !ok {
-			return refuse("offsets W %d, X %d elements: %s (%s)", wOffsetElems, xOffsetElems, r.why, r.e.Src)
+		a, err := c.aligns[i].Eval(env)
+		if err != nil || a.IsStr || a.Int < 1 {
+			return refuse("buffer %s: alignment %s: %v", b.Name, a, err)
+		}
+		if off := offsets[b.Name]; int64(off)%a.Int != 0 {
+			return refuse("%s offset of %d elements is not a multiple of %d: the kernel loads %d elements at once", b.Name, off, a.Int, a.Int)
 		}
 	}
 	return nil
 }
 
-// namesOnly reports whether names include must and none of the op's
-// shape (m, n, k), which offsets alone do not give.
-func namesOnly(names []string, must string) bool {
-	found := false
-	for _, n := range names {
-		switch n {
-		case must:
-			found = true
-		case "m", "n", "k":
-			return false
+func bufferNames(f *table.Family) string {
+	s := ""
+	for i, b := range f.Launch.Buffers {
+		if i > 0 {
+			s += ", "
 		}
+		s += b.Name
 	}
-	return found
+	return s
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -222,8 +221,8 @@ func rulesFor(fam *table.Family, arch string) (*compiled, error) {
 	}
 	for i := range generated.Variants {
 		if generated.Variants[i].Family == fam.Name {
-			for k := range generated.Variants[i].ParamMap() {
-				names[k] = true
+			for _, p := range generated.Variants[i].Params {
+				names[p.N] = true
 			}
 			break
 		}
@@ -284,61 +283,84 @@ func buildDtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
 }
 
 // Env is the expression environment of (op, device, variant).
-func Env(op Op, dev Device, v *table.Variant) expr.Env {
-	e := &env{vars: map[string]expr.Value{
-		"m": expr.Int(int64(op.M)), "n": expr.Int(int64(op.N)), "k": expr.Int(int64(op.K)), "align": expr.Int(int64(op.align())),
-		"wave": expr.Int(int64(dev.Wave)), "compute_units": expr.Int(int64(dev.ComputeUnits)), "shared_memory": expr.Int(int64(dev.SharedMemory)),
-	}, funcs: dtypeFuncs()}
-	if v != nil {
-		e.params = paramValues(v)
+func Env(op Op, dev Device, v *table.Variant) expr.Env { return newEnv(op, dev, v) }
+
+// evalEnv looks names up in the op and device, the lets computed so far,
+// then the variant's typed parameters: no maps, no parsing, so evaluating
+// a rule for each of thousands of candidates allocates nothing.
+type evalEnv struct {
+	op   Op
+	dev  *Device
+	v    *table.Variant
+	lets [12]struct {
+		name string
+		val  expr.Value
 	}
-	return e
+	nlets int
+	// native is 1 when the variant is of the device's own arch or class
+	// (verification cases).
+	native int64
 }
 
-// env looks names up in the op/device vars, then the variant's parameters.
-type env struct {
-	vars, params map[string]expr.Value
-	funcs        map[string]func(expr.Value) (expr.Value, error)
+func newEnv(op Op, dev Device, v *table.Variant) *evalEnv {
+	return &evalEnv{op: op, dev: &dev, v: v}
 }
 
-func (e *env) Lookup(name string) (expr.Value, bool) {
-	if v, ok := e.vars[name]; ok {
-		return v, true
+// setLet binds a let (or grid_x); at most 12 per contract.
+func (e *evalEnv) setLet(name string, val expr.Value) {
+	for i := 0; i < e.nlets; i++ {
+		if e.lets[i].name == name {
+			e.lets[i].val = val
+			return
+		}
 	}
-	v, ok := e.params[name]
-	return v, ok
+	if e.nlets < len(e.lets) {
+		e.lets[e.nlets].name, e.lets[e.nlets].val = name, val
+		e.nlets++
+	}
 }
 
-func (e *env) Call(fn string, arg expr.Value) (expr.Value, error) {
-	f, ok := e.funcs[fn]
+func (e *evalEnv) Lookup(name string) (expr.Value, bool) {
+	switch name {
+	case "m":
+		return expr.Int(int64(e.op.M)), true
+	case "n":
+		return expr.Int(int64(e.op.N)), true
+	case "k":
+		return expr.Int(int64(e.op.K)), true
+	case "align":
+		return expr.Int(int64(e.op.align())), true
+	case "wave":
+		return expr.Int(int64(e.dev.Wave)), true
+	case "compute_units":
+		return expr.Int(int64(e.dev.ComputeUnits)), true
+	case "shared_memory":
+		return expr.Int(int64(e.dev.SharedMemory)), true
+	case "native":
+		return expr.Int(e.native), true
+	}
+	for i := 0; i < e.nlets; i++ {
+		if e.lets[i].name == name {
+			return e.lets[i].val, true
+		}
+	}
+	if e.v != nil {
+		if p, ok := e.v.Lookup(name); ok {
+			if p.IsStr() {
+				return expr.Str(p.S), true
+			}
+			return expr.Int(p.I), true
+		}
+	}
+	return expr.Value{}, false
+}
+
+func (e *evalEnv) Call(fn string, arg expr.Value) (expr.Value, error) {
+	f, ok := dtypeFuncs()[fn]
 	if !ok {
 		return expr.Value{}, fmt.Errorf("no function %s", fn)
 	}
 	return f(arg)
-}
-
-// with returns the environment for another variant of the same op.
-func (e *env) with(v *table.Variant) *env {
-	return &env{vars: e.vars, params: paramValues(v), funcs: e.funcs}
-}
-
-var paramCache sync.Map // *table.Variant -> map[string]expr.Value
-
-// paramValues parses a variant's parameters once.
-func paramValues(v *table.Variant) map[string]expr.Value {
-	if m, ok := paramCache.Load(v); ok {
-		return m.(map[string]expr.Value)
-	}
-	m := map[string]expr.Value{}
-	for k, val := range v.ParamMap() {
-		if i, err := strconv.ParseInt(val, 10, 64); err == nil {
-			m[k] = expr.Int(i)
-		} else {
-			m[k] = expr.Str(val)
-		}
-	}
-	paramCache.Store(v, m)
-	return m
 }
 
 // ErrForce is a bad KGEN_FORCE value.
@@ -391,7 +413,11 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := Env(op, dev, nil)
+	c, err := contractOf(op.Family)
+	if err != nil {
+		return nil, err
+	}
+	env := newEnv(op, dev, nil)
 	for _, r := range rules.outside {
 		ok, err := r.e.Bool(env)
 		if err != nil {
@@ -417,18 +443,19 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 	}
 	var eligible []Candidate
 	var excluded []Candidate
-	for _, c := range cands {
-		c.Excluded = exclude(c.Variant, rules, dev, op, force)
-		if c.Excluded != "" {
-			excluded = append(excluded, c)
+	keyBuf := make([]int64, len(cands)*len(rules.prefer))
+	for i, cand := range cands {
+		env.v, env.nlets = cand.Variant, 0
+		cand.Excluded = exclude(env, c, rules, force)
+		if cand.Excluded != "" {
+			excluded = append(excluded, cand)
 			continue
 		}
-		keys, err := preferKeys(c.Variant, rules, dev, op)
-		if err != nil {
+		cand.Keys = keyBuf[i*len(rules.prefer) : (i+1)*len(rules.prefer)]
+		if err := preferKeys(env, rules, cand.Keys); err != nil {
 			return nil, err
 		}
-		c.Keys = keys
-		eligible = append(eligible, c)
+		eligible = append(eligible, cand)
 	}
 	if len(eligible) == 0 {
 		return nil, &NoVariantError{Op: op, Device: dev, Candidates: excluded}
@@ -451,12 +478,12 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 	return ch, nil
 }
 
-// exclude returns why v cannot serve op on dev, or "".
-func exclude(v *table.Variant, rules *compiled, dev Device, op Op, force *Override) string {
-	if force != nil && force.Family == op.Family && !force.Matches(v) {
+// exclude returns why env's variant cannot serve env's op on its device,
+// or "".
+func exclude(env *evalEnv, c *contract, rules *compiled, force *Override) string {
+	if force != nil && force.Family == env.op.Family && !force.Matches(env.v) {
 		return "not the KGEN_FORCE=" + force.String() + " variant"
 	}
-	env := Env(op, dev, v)
 	for _, r := range rules.eligible {
 		ok, err := r.e.Bool(env)
 		if err != nil {
@@ -466,17 +493,34 @@ func exclude(v *table.Variant, rules *compiled, dev Device, op Op, force *Overri
 			return r.why + " (" + r.e.Src + ")"
 		}
 	}
-	if reason := deviceLimits(v, dev); reason != "" {
-		return reason
-	}
-	return ""
+	return deviceLimitsEnv(env, c)
 }
 
 // deviceLimits checks what the device must support for the variant to run.
 func deviceLimits(v *table.Variant, dev Device) string {
-	wg := WorkgroupSize(v, dev)
-	if dev.MaxWorkgroup > 0 && wg > dev.MaxWorkgroup {
-		return fmt.Sprintf("workgroup of %d lanes exceeds the device's %d", wg, dev.MaxWorkgroup)
+	c, err := contractOf(v.Family)
+	if err != nil {
+		return err.Error()
+	}
+	return deviceLimitsEnv(newEnv(Op{Family: v.Family}, dev, v), c)
+}
+
+// deviceLimitsEnv is deviceLimits in an environment (its lets are
+// evaluated here).
+func deviceLimitsEnv(env *evalEnv, c *contract) string {
+	if err := evalLets(env, c.lets); err != nil {
+		return err.Error()
+	}
+	w, err := c.workgroup.Eval(env)
+	if err != nil {
+		return err.Error()
+	}
+	dev := env.dev
+	if w.IsStr || w.Int < 1 {
+		return fmt.Sprintf("workgroup size %s on a device with subgroup %d", w, dev.Wave)
+	}
+	if dev.MaxWorkgroup > 0 && w.Int > int64(dev.MaxWorkgroup) {
+		return fmt.Sprintf("workgroup of %d lanes exceeds the device's %d", w.Int, dev.MaxWorkgroup)
 	}
 	if dev.Backend == "vulkan" && dev.MinSubgroup > 0 && dev.MinSubgroup < 8 {
 		return fmt.Sprintf("subgroups of %d lanes; the kernels need at least 8", dev.MinSubgroup)
@@ -484,17 +528,16 @@ func deviceLimits(v *table.Variant, dev Device) string {
 	return ""
 }
 
-func preferKeys(v *table.Variant, rules *compiled, dev Device, op Op) ([]int64, error) {
-	env := Env(op, dev, v)
-	keys := make([]int64, len(rules.prefer))
+// preferKeys fills keys with env's variant's preference keys.
+func preferKeys(env *evalEnv, rules *compiled, keys []int64) error {
 	for i, r := range rules.prefer {
 		val, err := r.e.Eval(env)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		keys[i] = val.Int
 	}
-	return keys, nil
+	return nil
 }
 
 // reasons explains the winner: for each preference key, whether it decided

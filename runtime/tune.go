@@ -126,7 +126,7 @@ func (c *TuneCache) lookup(dev Device, op Op, eligible []Candidate) (*Candidate,
 	}
 	for i := range eligible {
 		v := eligible[i].Variant
-		if v.Name == e.Variant && v.Arch == e.Arch && v.SHA256 == e.SHA256 {
+		if v.Name == e.Variant && v.Arch == e.Arch && v.Artifact.SHA256 == e.SHA256 {
 			return &eligible[i], e
 		}
 	}
@@ -205,7 +205,7 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 				best, bus = v, us
 			}
 		}
-		e := &TuneEntry{Device: dev.Name, Driver: dev.Driver, Op: op.String(), Variant: best.Name, Arch: best.Arch, SHA256: best.SHA256,
+		e := &TuneEntry{Device: dev.Name, Driver: dev.Driver, Op: op.String(), Variant: best.Name, Arch: best.Arch, SHA256: best.Artifact.SHA256,
 			US: bus, Heuristic: h.Name, HeurUS: hus, Candidates: n}
 		if cache != nil {
 			cache.mu.Lock()

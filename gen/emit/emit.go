@@ -10,12 +10,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/kgen-dev/kgen/gen/expand"
 	"github.com/kgen-dev/kgen/gen/spec"
+	"github.com/kgen-dev/kgen/runtime/expr"
 )
 
 // TablePath and ManifestPath are relative to generated/.
@@ -60,23 +62,61 @@ func Table(s *spec.Spec, variants []*expand.Variant, artifactOf map[string]*Arti
 	f.Comment("//go:embed spirv")
 	f.Var().Id("SPIRV").Qual("embed", "FS")
 	f.Line()
-	f.Comment(fmt.Sprintf("Variants lists all %d variants, sorted by backend, arch and name.", len(variants)))
-	rows := make([]jen.Code, 0, len(variants))
+	// Artifacts once (path, hash); variants point at theirs.
+	index := map[*Artifact]int{}
+	var arts []*Artifact
 	for _, v := range variants {
 		a := artifactOf[v.Key()]
 		if a == nil {
 			return nil, fmt.Errorf("variant %s has no artifact", v.Key())
 		}
+		if _, ok := index[a]; !ok {
+			index[a] = len(arts)
+			arts = append(arts, a)
+		}
+	}
+	artRows := make([]jen.Code, 0, len(arts))
+	for _, a := range arts {
+		artRows = append(artRows, jen.Values(jen.Id("Path").Op(":").Lit(a.Path), jen.Id("SHA256").Op(":").Lit(a.SHA256())))
+	}
+	f.Comment(fmt.Sprintf("Artifacts lists the %d files variants live in, with their SHA-256.", len(arts)))
+	f.Var().Id("Artifacts").Op("=").Index(jen.Lit(len(arts))).Qual(tablePkg, "Artifact").Custom(jen.Options{
+		Open: "{", Close: "}", Separator: ",", Multi: true,
+	}, artRows...)
+	f.Line()
+	// Parameter sets once: a variant name on several archs has one.
+	setOf := map[string]int{}
+	var sets []jen.Code
+	for _, v := range variants {
+		k := v.Family.Name + " " + ParamString(v)
+		if _, ok := setOf[k]; !ok {
+			setOf[k] = len(sets)
+			sets = append(sets, jen.Values(paramValues(v)...))
+		}
+	}
+	f.Comment(fmt.Sprintf("ParamSets lists the %d distinct parameter sets of the variants, typed.", len(sets)))
+	f.Var().Id("ParamSets").Op("=").Index(jen.Lit(len(sets))).Index().Qual(tablePkg, "Param").Custom(jen.Options{
+		Open: "{", Close: "}", Separator: ",", Multi: true,
+	}, sets...)
+	f.Line()
+	f.Comment(fmt.Sprintf("Variants lists all %d variants, sorted by backend, arch and name.", len(variants)))
+	rows := make([]jen.Code, 0, len(variants))
+	for _, v := range variants {
+		a := artifactOf[v.Key()]
 		// One line per variant, keyed: reviewable diffs, fast formatting.
 		fields := []jen.Code{
 			jen.Id("Name").Op(":").Lit(v.Name), jen.Id("Family").Op(":").Lit(v.Family.Name),
 			jen.Id("Backend").Op(":").Lit(v.Arch.Backend), jen.Id("Arch").Op(":").Lit(v.Arch.Name),
-			jen.Id("Params").Op(":").Lit(ParamString(v)),
+			jen.Id("Params").Op(":").Id("ParamSets").Index(jen.Lit(setOf[v.Family.Name+" "+ParamString(v)])),
 		}
 		if len(v.Spec) > 0 {
-			fields = append(fields, jen.Id("Spec").Op(":").Lit(SpecString(v)))
+			var sc []jen.Code
+			for _, c := range v.Spec {
+				sc = append(sc, jen.Values(jen.Lit(int(c.ID)), jen.Lit(c.Param), jen.Lit(int(c.Value))))
+			}
+			fields = append(fields, jen.Id("Spec").Op(":").Index().Qual(tablePkg, "SpecConst").Values(sc...))
 		}
-		fields = append(fields, jen.Id("Artifact").Op(":").Lit(a.Path), jen.Id("SHA256").Op(":").Lit(a.SHA256()))
+		fields = append(fields, jen.Id("Artifact").Op(":").Op("&").Id("Artifacts").Index(jen.Lit(index[a])))
 		rows = append(rows, jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ","}, fields...))
 	}
 	f.Var().Id("Variants").Op("=").Index().Qual(tablePkg, "Variant").Custom(jen.Options{
@@ -88,6 +128,40 @@ func Table(s *spec.Spec, variants []*expand.Variant, artifactOf map[string]*Arti
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// paramValues are a variant's parameters as typed table.Param literals, in
+// ParamOrder: integers as integers, names as names, parsed here once.
+func paramValues(v *expand.Variant) []jen.Code {
+	var out []jen.Code
+	for _, k := range ParamOrder(v) {
+		val := v.Params[k]
+		if i, err := strconv.ParseInt(val, 10, 64); err == nil {
+			out = append(out, jen.Values(jen.Id("N").Op(":").Lit(k), jen.Id("I").Op(":").Lit(int(i))))
+		} else {
+			out = append(out, jen.Values(jen.Id("N").Op(":").Lit(k), jen.Id("S").Op(":").Lit(val)))
+		}
+	}
+	return out
+}
+
+// ParamOrder is the order of a variant's parameters: axes in spec order,
+// then derived parameters by name.
+func ParamOrder(v *expand.Variant) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ax := range v.Family.Axes {
+		out = append(out, ax.Name)
+		seen[ax.Name] = true
+	}
+	var rest []string
+	for k := range v.Params {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
 }
 
 // ParamString is a variant's parameters as name=value pairs in spec order
@@ -178,9 +252,15 @@ func rules(f *jen.File, s *spec.Spec) {
 			d[jen.Id("Eligible")] = ruleList(fam.Select.Eligible)
 			d[jen.Id("Prefer")] = ruleList(fam.Select.Prefer)
 		}
+		if fam.Launch != nil {
+			d[jen.Id("Launch")] = launchValue(fam.Launch)
+		}
+		if fam.Verify != nil {
+			d[jen.Id("Verify")] = verifyValue(fam.Verify)
+		}
 		fams = append(fams, jen.Values(d))
 	}
-	f.Comment("Families holds each family's selection rules (templates/kernels.yaml).")
+	f.Comment("Families holds each family's selection rules and launch contract (templates/kernels.yaml).")
 	f.Var().Id("Families").Op("=").Index().Qual(tablePkg, "Family").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, fams...)
 	var archs []jen.Code
 	for _, a := range s.Archs {
@@ -218,4 +298,82 @@ func sortedRuleKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+func src(e *expr.Expr) jen.Code {
+	if e == nil {
+		return jen.Lit("")
+	}
+	return jen.Lit(e.Src)
+}
+
+func letValues(ls []*spec.Let) jen.Code {
+	var items []jen.Code
+	for _, l := range ls {
+		items = append(items, jen.Values(jen.Dict{jen.Id("Name"): jen.Lit(l.Name), jen.Id("Expr"): src(l.Expr)}))
+	}
+	return jen.Index().Qual(tablePkg, "Let").Values(items...)
+}
+
+// launchValue is a family's launch contract as a table.Launch literal.
+func launchValue(c *spec.Launch) jen.Code {
+	d := jen.Dict{jen.Id("Workgroup"): src(c.Workgroup), jen.Id("WorkgroupParam"): jen.Lit(c.WorkgroupParam)}
+	if len(c.Let) > 0 {
+		d[jen.Id("Let")] = letValues(c.Let)
+	}
+	if c.Groups != nil {
+		d[jen.Id("Groups")] = src(c.Groups)
+	} else {
+		d[jen.Id("Grid")] = jen.Index(jen.Lit(3)).String().Values(src(c.Grid[0]), src(c.Grid[1]), src(c.Grid[2]))
+	}
+	var bufs []jen.Code
+	for _, b := range c.Buffers {
+		bd := jen.Dict{jen.Id("Name"): jen.Lit(b.Name), jen.Id("Dir"): jen.Lit(b.Dir), jen.Id("Elem"): jen.Lit(b.Elem), jen.Id("Bytes"): src(b.Bytes)}
+		if b.Align != nil {
+			bd[jen.Id("Align")] = src(b.Align)
+		}
+		if b.Zero {
+			bd[jen.Id("Zero")] = jen.True()
+		}
+		bufs = append(bufs, jen.Values(bd))
+	}
+	d[jen.Id("Buffers")] = jen.Index().Qual(tablePkg, "Buffer").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, bufs...)
+	var args []jen.Code
+	for _, a := range c.Args {
+		ad := jen.Dict{jen.Id("Name"): jen.Lit(a.Name), jen.Id("Expr"): src(a.Expr)}
+		if a.Backend != "" {
+			ad[jen.Id("Backend")] = jen.Lit(a.Backend)
+		}
+		args = append(args, jen.Values(ad))
+	}
+	d[jen.Id("Args")] = jen.Index().Qual(tablePkg, "Arg").Values(args...)
+	return jen.Qual(tablePkg, "Launch").Values(d)
+}
+
+// verifyValue is a family's verification section as a table.Verify literal.
+func verifyValue(v *spec.Verify) jen.Code {
+	d := jen.Dict{jen.Id("Reference"): jen.Lit(v.Reference), jen.Id("Compare"): jen.Lit(v.Compare), jen.Id("Poison"): jen.Lit(int(v.Poison))}
+	if v.Ulps != 0 {
+		d[jen.Id("Ulps")] = jen.Lit(v.Ulps)
+		d[jen.Id("Terms")] = src(v.Terms)
+	}
+	if v.Guard != 0 {
+		d[jen.Id("Guard")] = jen.Lit(v.Guard)
+	}
+	if len(v.Let) > 0 {
+		d[jen.Id("Let")] = letValues(v.Let)
+	}
+	var cases []jen.Code
+	for _, c := range v.Cases {
+		cd := jen.Dict{jen.Id("M"): src(c.M), jen.Id("N"): src(c.N), jen.Id("K"): src(c.K)}
+		if c.MTo != nil {
+			cd[jen.Id("MTo")] = src(c.MTo)
+		}
+		if c.When != nil {
+			cd[jen.Id("When")] = src(c.When)
+		}
+		cases = append(cases, jen.Values(cd))
+	}
+	d[jen.Id("Cases")] = jen.Index().Qual(tablePkg, "Case").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, cases...)
+	return jen.Qual(tablePkg, "Verify").Values(d)
 }

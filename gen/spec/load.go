@@ -561,6 +561,8 @@ type rawFamily struct {
 	Constraints []*rawRule        `yaml:"constraints"`
 	Vulkan      *rawVulkan        `yaml:"vulkan"`
 	Select      *rawSelect        `yaml:"select"`
+	Launch      *rawLaunch        `yaml:"launch"`
+	Verify      *rawVerify        `yaml:"verify"`
 }
 
 type rawAxis struct {
@@ -939,6 +941,17 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 				*li.dst = append(*li.dst, r)
 			}
 		}
+	}
+	var err error
+	if f.Launch, err = l.launch(f, rf.Launch, params, func(more pathFn) Pos {
+		return at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return more(b.Child("launch")) })
+	}); err != nil {
+		return nil, err
+	}
+	if f.Verify, err = l.verify(f, rf.Verify, params, func(more pathFn) Pos {
+		return at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return more(b.Child("verify")) })
+	}); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

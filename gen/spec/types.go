@@ -49,7 +49,11 @@ type Family struct {
 	VulkanBaked          []string
 	VulkanSpecialization []SpecConst
 	Select               *Select
-	Pos                  Pos
+	// Launch is the family's launch contract; Verify how its kernels are
+	// checked against runtime/ref (contract.go).
+	Launch *Launch
+	Verify *Verify
+	Pos    Pos
 }
 
 // Axis is one dimension of a family's variant space.

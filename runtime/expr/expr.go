@@ -48,6 +48,16 @@ type Env interface {
 type Decl struct {
 	Names map[string]bool
 	Funcs map[string]bool
+	// AnyName accepts every identifier (for expressions the generator
+	// validated already; ParseTrusted).
+	AnyName bool
+}
+
+// ParseTrusted parses an expression the generator validated against its
+// scope already (the generated table's): any name, the dtype functions and
+// the builtins.
+func ParseTrusted(src string) (*Expr, error) {
+	return Parse(src, Decl{AnyName: true, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}})
 }
 
 // Expr is a parsed, validated expression.
@@ -104,7 +114,7 @@ func check(n ast.Expr, decl Decl) error {
 			return &Error{pos(n), fmt.Sprintf("string %s not allowed (letters, digits and _ only)", n.Value)}
 		}
 	case *ast.Ident:
-		if !decl.Names[n.Name] {
+		if !decl.Names[n.Name] && !decl.AnyName {
 			return &Error{pos(n), fmt.Sprintf("unknown name %q (allowed: %s)", n.Name, keys(decl.Names))}
 		}
 	case *ast.ParenExpr:
@@ -124,6 +134,15 @@ func check(n ast.Expr, decl Decl) error {
 		return check(n.Y, decl)
 	case *ast.CallExpr:
 		id, ok := n.Fun.(*ast.Ident)
+		if ok && builtins[id.Name] != nil {
+			if len(n.Args) != 2 || n.Ellipsis.IsValid() {
+				return &Error{pos(n), id.Name + " takes two arguments"}
+			}
+			if err := check(n.Args[0], decl); err != nil {
+				return err
+			}
+			return check(n.Args[1], decl)
+		}
 		if !ok || !decl.Funcs[id.Name] {
 			return &Error{pos(n), fmt.Sprintf("call not allowed (allowed functions: %s)", keys(decl.Funcs))}
 		}
@@ -257,7 +276,18 @@ func eval(n ast.Expr, env Env) (Value, error) {
 		if err != nil {
 			return a, err
 		}
-		return env.Call(n.Fun.(*ast.Ident).Name, a)
+		name := n.Fun.(*ast.Ident).Name
+		if f := builtins[name]; f != nil {
+			b, err := eval(n.Args[1], env)
+			if err != nil {
+				return b, err
+			}
+			if a.IsStr || b.IsStr {
+				return Value{}, fmt.Errorf("%s of a string", name)
+			}
+			return f(a.Int, b.Int)
+		}
+		return env.Call(name, a)
 	case *ast.BinaryExpr:
 		x, err := eval(n.X, env)
 		if err != nil {
@@ -323,6 +353,26 @@ func eval(n ast.Expr, env Env) (Value, error) {
 	return Value{}, fmt.Errorf("cannot evaluate %T", n)
 }
 
+// builtins are the two-argument functions every expression may call: min,
+// max and cdiv (division rounded up, for workgroup counts).
+var builtins = map[string]func(a, b int64) (Value, error){
+	"min": func(a, b int64) (Value, error) { return Int(min(a, b)), nil },
+	"max": func(a, b int64) (Value, error) { return Int(max(a, b)), nil },
+	"cdiv": func(a, b int64) (Value, error) {
+		if b <= 0 {
+			return Value{}, fmt.Errorf("cdiv by %d (want a positive divisor)", b)
+		}
+		if a <= 0 {
+			return Int(a / b), nil
+		}
+		return Int((a-1)/b + 1), nil
+	},
+}
+
+// Builtins lists the two-argument functions every expression may call; the
+// C printer passes them to call as fn with "a, b".
+var Builtins = []string{"cdiv", "max", "min"}
+
 // C prints the expression as a C expression. name maps each identifier to C
 // text; strconst maps a string literal to a C integer constant (strings are
 // interned as enums in C); call maps a function call to C text.
@@ -353,7 +403,14 @@ func printC(b *strings.Builder, n ast.Expr, name func(string) string, strconst f
 	case *ast.CallExpr:
 		var a strings.Builder
 		printC(&a, n.Args[0], name, strconst, call)
-		b.WriteString(call(n.Fun.(*ast.Ident).Name, a.String()))
+		fn := n.Fun.(*ast.Ident).Name
+		if builtins[fn] != nil {
+			var c strings.Builder
+			printC(&c, n.Args[1], name, strconst, call)
+			b.WriteString(call(fn, a.String()+", "+c.String()))
+			return
+		}
+		b.WriteString(call(fn, a.String()))
 	case *ast.BinaryExpr:
 		b.WriteString("(")
 		printC(b, n.X, name, strconst, call)
