@@ -11418,7 +11418,7 @@ typedef struct {
 } kg_op;
 
 /* The spec's arch facts, as kg_arch_device(name) returns them. */
-static kg_device kg_arch_device(const char* name) {
+static inline kg_device kg_arch_device(const char* name) {
   kg_device d = {0, 0, 0, 0, 0, 0, 0};
   if (strcmp(name, "gfx1100") == 0) { d.backend = "hip"; d.arch = "gfx1100"; d.wave = 32; d.compute_units = 96; d.shared_memory = 65536; d.min_subgroup = 32; }
   if (strcmp(name, "gfx1200") == 0) { d.backend = "hip"; d.arch = "gfx1200"; d.wave = 32; d.compute_units = 32; d.shared_memory = 65536; d.min_subgroup = 32; }
@@ -11432,7 +11432,7 @@ static kg_device kg_arch_device(const char* name) {
   return d;
 }
 
-static long long kg_dtype_fn(int fn, long long dtype) {
+static inline long long kg_dtype_fn(int fn, long long dtype) {
   switch (dtype) {
   case KG_S_bf16: return fn == 0 ? 2 : fn == 1 ? 2 : 0;
   case KG_S_f16: return fn == 0 ? 2 : fn == 1 ? 2 : 0;
@@ -11443,15 +11443,156 @@ static long long kg_dtype_fn(int fn, long long dtype) {
   return 0;
 }
 
-/* Workgroup size on a device: the subgroup layout runs waves subgroups
-   (quantizers) or rows subgroups (GEMV); other layouts name their size. */
-static long long kg_workgroup(const kg_variant* v, const kg_device* d) {
-  if (v->p[KG_P_layout] == KG_S_subgroup || v->p[KG_P_wg] == 0) return (v->p[KG_P_waves] > 0 ? v->p[KG_P_waves] : v->p[KG_P_rows]) * d->wave;
-  return v->p[KG_P_wg];
+static inline long long kg_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long kg_max(long long a, long long b) { return a > b ? a : b; }
+/* Division rounded up; 0 for a divisor <= 0 (Go's runtime refuses it). */
+static inline long long kg_cdiv(long long a, long long b) { return b <= 0 ? 0 : a <= 0 ? a / b : (a - 1) / b + 1; }
+
+/* A planned launch (runtime.Plan): groups[3] workgroups of workgroup lanes;
+   buffers in binding order (Vulkan) and pointer order (HIP), each at least
+   bytes long (zero: must hold zeros before the first launch); args are the
+   32-bit push constants (Vulkan) or kernel arguments after the pointers (HIP). */
+typedef struct {
+  const char* name;
+  const char* dir; /* in, out, scratch */
+  long long bytes;
+  int zero;
+} kg_buffer;
+
+#define KG_MAX_BUFFERS 6
+#define KG_MAX_ARGS 5
+typedef struct {
+  long long groups[3];
+  long long workgroups; /* that do work: a folded grid has idle ones past this */
+  long long workgroup;
+  int nbuffers;
+  kg_buffer buffers[KG_MAX_BUFFERS];
+  int nargs;
+  long long args[KG_MAX_ARGS];
+} kg_launch;
+
+/* Launch contract of gemv (templates/kernels.yaml). Returns 0, or 1 when
+   a size is out of range (runtime.Plan refuses the same). */
+static inline int kg_gemv_plan(const kg_variant* v, const kg_device* d, const kg_op* op, kg_launch* l) {
+  (void)v; (void)d; (void)op;
+  long long L_lanes = (v->p[KG_P_wg] + (((v->p[KG_P_wg] == 0LL) * v->p[KG_P_rows]) * d->wave));
+  long long L_row_groups = kg_cdiv(op->n, v->p[KG_P_rows]);
+  l->workgroup = L_lanes;
+  if (l->workgroup < 1 || l->workgroup > 1048576LL) return 1;
+  l->workgroups = 1;
+  l->groups[0] = L_row_groups;
+  if (l->groups[0] < 1 || l->groups[0] > 2147483647LL) return 1;
+  l->workgroups *= l->groups[0];
+  l->groups[1] = v->p[KG_P_splits];
+  if (l->groups[1] < 1 || l->groups[1] > 65535LL) return 1;
+  l->workgroups *= l->groups[1];
+  l->groups[2] = 1LL;
+  if (l->groups[2] < 1 || l->groups[2] > 65535LL) return 1;
+  l->workgroups *= l->groups[2];
+  l->nbuffers = 6;
+  l->buffers[0].name = "W"; l->buffers[0].dir = "in"; l->buffers[0].zero = 0;
+  l->buffers[0].bytes = ((op->n * op->k) * kg_dtype_fn(0, v->p[KG_P_dtype]));
+  if (l->buffers[0].bytes < 0 || l->buffers[0].bytes > 4294967295LL) return 1;
+  l->buffers[1].name = "X"; l->buffers[1].dir = "in"; l->buffers[1].zero = 0;
+  l->buffers[1].bytes = ((op->m * op->k) * kg_dtype_fn(1, v->p[KG_P_dtype]));
+  if (l->buffers[1].bytes < 0 || l->buffers[1].bytes > 4294967295LL) return 1;
+  l->buffers[2].name = "scale"; l->buffers[2].dir = "in"; l->buffers[2].zero = 0;
+  l->buffers[2].bytes = ((kg_dtype_fn(2, v->p[KG_P_dtype]) * 4LL) * op->n);
+  if (l->buffers[2].bytes < 0 || l->buffers[2].bytes > 4294967295LL) return 1;
+  l->buffers[3].name = "Y"; l->buffers[3].dir = "out"; l->buffers[3].zero = 0;
+  l->buffers[3].bytes = ((4LL * op->m) * op->n);
+  if (l->buffers[3].bytes < 0 || l->buffers[3].bytes > 4294967295LL) return 1;
+  l->buffers[4].name = "partial"; l->buffers[4].dir = "scratch"; l->buffers[4].zero = 0;
+  l->buffers[4].bytes = (((4LL * v->p[KG_P_splits]) * op->m) * op->n);
+  if (l->buffers[4].bytes < 0 || l->buffers[4].bytes > 4294967295LL) return 1;
+  l->buffers[5].name = "counter"; l->buffers[5].dir = "scratch"; l->buffers[5].zero = 1;
+  l->buffers[5].bytes = (4LL * L_row_groups);
+  if (l->buffers[5].bytes < 0 || l->buffers[5].bytes > 4294967295LL) return 1;
+  l->nargs = 0;
+  { long long x = op->m; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  { long long x = op->n; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  { long long x = op->k; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  return 0;
+}
+
+/* Launch contract of quant_q8_1 (templates/kernels.yaml). Returns 0, or 1 when
+   a size is out of range (runtime.Plan refuses the same). */
+static inline int kg_quant_q8_1_plan(const kg_variant* v, const kg_device* d, const kg_op* op, kg_launch* l) {
+  (void)v; (void)d; (void)op;
+  long long L_lanes = (v->p[KG_P_wg] + (((v->p[KG_P_wg] == 0LL) * v->p[KG_P_waves]) * d->wave));
+  long long L_blocks = kg_cdiv(op->k, 32LL);
+  long long L_per_group = ((((v->p[KG_P_layout] == KG_S_thread) * L_lanes) + (((v->p[KG_P_layout] == KG_S_subgroup) * v->p[KG_P_waves]) * (d->wave / kg_min(d->wave, 32LL)))) + ((v->p[KG_P_layout] == KG_S_workgroup) * (L_lanes / kg_min(L_lanes, 32LL))));
+  l->workgroup = L_lanes;
+  if (l->workgroup < 1 || l->workgroup > 1048576LL) return 1;
+  long long n = kg_cdiv((op->m * L_blocks), L_per_group);
+  if (n < 1 || n > 65535LL * 65535LL) return 1;
+  long long L_grid_x = n < 65535LL ? n : 65535LL;
+  l->groups[0] = L_grid_x; l->groups[1] = (n + L_grid_x - 1) / L_grid_x; l->groups[2] = 1; l->workgroups = n;
+  l->nbuffers = 2;
+  l->buffers[0].name = "X"; l->buffers[0].dir = "in"; l->buffers[0].zero = 0;
+  l->buffers[0].bytes = ((op->m * op->k) * kg_dtype_fn(1, v->p[KG_P_dtype]));
+  if (l->buffers[0].bytes < 0 || l->buffers[0].bytes > 4294967295LL) return 1;
+  l->buffers[1].name = "Y"; l->buffers[1].dir = "out"; l->buffers[1].zero = 0;
+  l->buffers[1].bytes = ((op->m * L_blocks) * 36LL);
+  if (l->buffers[1].bytes < 0 || l->buffers[1].bytes > 4294967295LL) return 1;
+  l->nargs = 0;
+  { long long x = op->m; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  { long long x = op->k; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_blocks; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_per_group; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "hip") == 0) { long long x = L_grid_x; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  return 0;
+}
+
+/* Launch contract of quant_q8k (templates/kernels.yaml). Returns 0, or 1 when
+   a size is out of range (runtime.Plan refuses the same). */
+static inline int kg_quant_q8k_plan(const kg_variant* v, const kg_device* d, const kg_op* op, kg_launch* l) {
+  (void)v; (void)d; (void)op;
+  long long L_lanes = (v->p[KG_P_wg] + (((v->p[KG_P_wg] == 0LL) * v->p[KG_P_waves]) * d->wave));
+  long long L_blocks = (op->k / 256LL);
+  long long L_per_group = ((((v->p[KG_P_layout] == KG_S_thread) * L_lanes) + (((v->p[KG_P_layout] == KG_S_subgroup) * v->p[KG_P_waves]) * (d->wave / kg_min(d->wave, 64LL)))) + ((v->p[KG_P_layout] == KG_S_workgroup) * (L_lanes / kg_min(L_lanes, 256LL))));
+  l->workgroup = L_lanes;
+  if (l->workgroup < 1 || l->workgroup > 1048576LL) return 1;
+  long long n = kg_cdiv((op->m * L_blocks), L_per_group);
+  if (n < 1 || n > 65535LL * 65535LL) return 1;
+  long long L_grid_x = n < 65535LL ? n : 65535LL;
+  l->groups[0] = L_grid_x; l->groups[1] = (n + L_grid_x - 1) / L_grid_x; l->groups[2] = 1; l->workgroups = n;
+  l->nbuffers = 2;
+  l->buffers[0].name = "X"; l->buffers[0].dir = "in"; l->buffers[0].zero = 0;
+  l->buffers[0].bytes = ((op->m * op->k) * kg_dtype_fn(1, v->p[KG_P_dtype]));
+  if (l->buffers[0].bytes < 0 || l->buffers[0].bytes > 4294967295LL) return 1;
+  l->buffers[1].name = "Y"; l->buffers[1].dir = "out"; l->buffers[1].zero = 0;
+  l->buffers[1].bytes = ((op->m * L_blocks) * 292LL);
+  if (l->buffers[1].bytes < 0 || l->buffers[1].bytes > 4294967295LL) return 1;
+  l->nargs = 0;
+  { long long x = op->m; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  { long long x = op->k; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_blocks; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_per_group; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "hip") == 0) { long long x = L_grid_x; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }
+  return 0;
+}
+
+/* kg_plan fills l for variant v on device d and op (sizes only: it does not
+   apply the selection rules; kg_select does). 0 ok, 1 out of range, 2 unknown family. */
+static inline int kg_plan(const kg_variant* v, const kg_device* d, const kg_op* op, kg_launch* l) {
+  if (strcmp(v->family, "gemv") == 0) return kg_gemv_plan(v, d, op, l);
+  if (strcmp(v->family, "quant_q8_1") == 0) return kg_quant_q8_1_plan(v, d, op, l);
+  if (strcmp(v->family, "quant_q8k") == 0) return kg_quant_q8k_plan(v, d, op, l);
+  return 2;
+}
+
+/* Workgroup size of v on d (the contract's, for any op). */
+static inline long long kg_workgroup(const kg_variant* v, const kg_device* d) {
+  kg_op op = {v->family, v->p[KG_P_dtype], 0, 0, 0, 0};
+  kg_launch l;
+  memset(&l, 0, sizeof l);
+  kg_plan(v, d, &op, &l);
+  return l.workgroup;
 }
 
 /* Family gemv. */
-static int kg_gemv_outside(const kg_op* op, const kg_device* d) {
+static inline int kg_gemv_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->m <= 8LL)))) return 1; /* use the GEMM path: decode GEMV serves 1..8 tokens */
   if (!(((op->n >= 1LL) && (op->k >= 1LL)))) return 2; /* empty shapes have nothing to compute */
@@ -11459,7 +11600,7 @@ static int kg_gemv_outside(const kg_op* op, const kg_device* d) {
   return 0;
 }
 
-static int kg_gemv_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
+static inline int kg_gemv_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
   (void)d;
   if (!((op->m <= v->p[KG_P_tokens]))) return 1; /* the variant computes at most tokens tokens per launch */
   if (!(((op->k % v->p[KG_P_pack]) == 0LL))) return 2; /* rows are loaded pack elements at a time, so K must be a multiple of pack */
@@ -11471,7 +11612,7 @@ static int kg_gemv_eligible(const kg_variant* v, const kg_op* op, const kg_devic
 }
 
 #define KG_GEMV_NKEYS 15
-static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
+static inline void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = (v->p[KG_P_tokens] - op->m);
@@ -11502,14 +11643,14 @@ static void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_device* 
 }
 
 /* Family quant_q8_1. */
-static int kg_quant_q8_1_outside(const kg_op* op, const kg_device* d) {
+static inline int kg_quant_q8_1_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->k >= 1LL)))) return 1; /* empty shapes have nothing to quantize */
-  if (!(((((op->m * kg_dtype_fn(0, op->k, 32LL)) * 32LL) < 4294967296LL) && (((op->m * kg_dtype_fn(0, op->k, 32LL)) * 36LL) < 4294967296LL)))) return 2; /* the kernels index X and Y with 32-bit offsets: split the rows over several launches */
+  if (!(((((op->m * kg_cdiv(op->k, 32LL)) * 32LL) < 4294967296LL) && (((op->m * kg_cdiv(op->k, 32LL)) * 36LL) < 4294967296LL)))) return 2; /* the kernels index X and Y with 32-bit offsets: split the rows over several launches */
   return 0;
 }
 
-static int kg_quant_q8_1_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
+static inline int kg_quant_q8_1_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
   (void)d;
   if (d->max_workgroup > 0 && kg_workgroup(v, d) > d->max_workgroup) return 100;
   if (strcmp(d->backend, "vulkan") == 0 && d->min_subgroup > 0 && d->min_subgroup < 8) return 101;
@@ -11517,7 +11658,7 @@ static int kg_quant_q8_1_eligible(const kg_variant* v, const kg_op* op, const kg
 }
 
 #define KG_QUANT_Q8_1_NKEYS 4
-static void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
+static inline void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   while (i < 0) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_layout] == KG_S_thread); /* a lane per block is the baseline kept to measure against */
@@ -11527,7 +11668,7 @@ static void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, const kg_de
 }
 
 /* Family quant_q8k. */
-static int kg_quant_q8k_outside(const kg_op* op, const kg_device* d) {
+static inline int kg_quant_q8k_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->k >= 1LL)))) return 1; /* empty shapes have nothing to quantize */
   if (!(((op->k % 256LL) == 0LL))) return 2; /* Q8_K quantizes whole 256-element superblocks, so K must be a multiple of 256 (pad the row or use Q8_1) */
@@ -11535,7 +11676,7 @@ static int kg_quant_q8k_outside(const kg_op* op, const kg_device* d) {
   return 0;
 }
 
-static int kg_quant_q8k_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
+static inline int kg_quant_q8k_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
   (void)d;
   if (!((((op->align > 0 ? op->align : 1048576LL) % (16LL / kg_dtype_fn(1, v->p[KG_P_dtype]))) == 0LL))) return 1; /* the HIP kernels read rows with loads of up to 16 bytes: the X offset must be 16-byte aligned */
   if (d->max_workgroup > 0 && kg_workgroup(v, d) > d->max_workgroup) return 100;
@@ -11544,7 +11685,7 @@ static int kg_quant_q8k_eligible(const kg_variant* v, const kg_op* op, const kg_
 }
 
 #define KG_QUANT_Q8K_NKEYS 4
-static void kg_quant_q8k_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
+static inline void kg_quant_q8k_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   while (i < 0) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_layout] == KG_S_thread); /* a lane per superblock is the baseline kept to measure against */
@@ -11556,7 +11697,7 @@ static void kg_quant_q8k_keys(const kg_variant* v, const kg_op* op, const kg_dev
 /* kg_select returns the index in kg_variants of the variant the Go
    runtime's Select would pick, KG_NOT_ELIGIBLE, KG_NO_VARIANT or
    KG_INVALID_OP (a negative align, as runtime.Op.Validate refuses). */
-static int kg_select(const kg_device* d, const kg_op* op) {
+static inline int kg_select(const kg_device* d, const kg_op* op) {
   int best = KG_NO_VARIANT;
   long long bk[64], k[64];
   int nk = 0;

@@ -13878,7 +13878,6 @@ var Families = []table.Family{
 			}},
 			Buffers: []table.Buffer{
 				{
-					Align: "16 / act_bytes(dtype)",
 					Bytes: "m * k * act_bytes(dtype)",
 					Dir:   "in",
 					Elem:  "act",

@@ -52,7 +52,20 @@ func goAnswer(t *testing.T, dev Device, op Op) string {
 	case err != nil:
 		t.Fatal(err)
 	}
-	return ch.Variant.Name
+	l, err := Plan(ch.Variant, dev, op)
+	if err != nil {
+		return ch.Variant.Name + " PLAN_REFUSED"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s groups %d %d %d wg %d buffers", ch.Variant.Name, l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
+	for _, pb := range l.Buffers {
+		fmt.Fprintf(&b, " %s=%d", pb.Name, pb.Size)
+	}
+	b.WriteString(" args")
+	for _, a := range l.Args {
+		fmt.Fprintf(&b, " %d", a)
+	}
+	return b.String()
 }
 
 // runCSelect answers queries with the compiled C selector, one line each.

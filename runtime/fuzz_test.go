@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/kgen-dev/kgen/runtime/table"
+
 	"github.com/kgen-dev/kgen/generated"
 )
 
@@ -13,9 +15,8 @@ import (
 //   - a chosen variant is of the op's family and dtype and the device's
 //     backend and arch; it passes every outside and eligibility rule and
 //     the device limits; no eligible candidate has lower preference keys;
-//     a GEMV pick plans (PlanGEMV) for the op's shape and accepts buffer
-//     offsets of the op's alignment (CheckOffsets); a quantizer pick plans
-//     (PlanQuant);
+//     every pick plans (Plan) for the op's shape and accepts buffer
+//     offsets of the op's alignment (CheckOffsets);
 //   - every excluded candidate fails a rule or a device limit;
 //   - a negative align is an InvalidOpError, and nothing else is; "not
 //     eligible" means an outside rule fails; "no variant" means every
@@ -101,8 +102,8 @@ func checkSelect(t *testing.T, dev Device, op Op) {
 	if reason := deviceLimits(v, dev); reason != "" {
 		t.Fatalf("%s on %s: picked %s, which the device cannot run: %s", op, dev.Arch, v.Name, reason)
 	}
-	win, err := preferKeys(v, rules, dev, op)
-	if err != nil {
+	win := make([]int64, len(rules.prefer))
+	if err := preferKeys(newEnv(op, dev, v), rules, win); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range ch.Candidates {
@@ -114,30 +115,32 @@ func checkSelect(t *testing.T, dev Device, op Op) {
 			t.Fatalf("%s on %s: picked %s (keys %v), but %s has keys %v", op, dev.Arch, v.Name, win, c.Variant.Name, c.Keys)
 		}
 	}
-	switch {
-	case v.Family == "gemv":
-		// The gemv outside rule n * k < 2^32 keeps Select from picking
-		// what PlanGEMV refuses; the guard keeps this check honest if a
-		// spec drops that rule.
-		if int64(op.N)*int64(op.K) < 1<<32 {
-			if _, err := PlanGEMV(v, dev, op.M, op.N, op.K); err != nil {
-				t.Fatalf("%s on %s: picked %s, which refuses the shape: %v", op, dev.Arch, v.Name, err)
-			}
-		}
-		step := op.Align
-		if step <= 0 {
-			step = 1 << 20
-		}
-		if err := CheckOffsets(v, 3*step, step); err != nil {
-			t.Fatalf("%s on %s: picked %s, which refuses offsets of the op's alignment: %v", op, dev.Arch, v.Name, err)
-		}
-	case IsQuant(v.Family):
-		if int64(op.M)*int64(op.K) < 1<<24 {
-			if _, err := PlanQuant(v, dev, op.M, op.K); err != nil {
-				t.Fatalf("%s on %s: picked %s, which refuses the shape: %v", op, dev.Arch, v.Name, err)
-			}
+	// Every pick plans for the op's shape (the same rules decide both),
+	// and accepts buffer offsets of the op's alignment.
+	if _, err := Plan(v, dev, op); err != nil {
+		t.Fatalf("%s on %s: picked %s, which refuses the shape: %v", op, dev.Arch, v.Name, err)
+	}
+	step := op.Align
+	if step <= 0 {
+		step = 1 << 20
+	}
+	offsets := map[string]int{}
+	for i, b := range mustContract(t, v.Family).Launch.Buffers {
+		if b.Align != "" {
+			offsets[b.Name] = (i + 1) * step
 		}
 	}
+	if err := CheckOffsets(v, offsets); err != nil {
+		t.Fatalf("%s on %s: picked %s, which refuses offsets %v of the op's alignment: %v", op, dev.Arch, v.Name, offsets, err)
+	}
+}
+
+func mustContract(t testing.TB, family string) *table.Family {
+	f, err := Contract(family)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // checkExcluded re-derives why c was excluded.

@@ -27,6 +27,35 @@ type Launch struct {
 	// constants on Vulkan, kernel arguments after the pointers on HIP.
 	Args     []uint32
 	ArgNames []string
+	// Lets are the contract's named values for this launch, in order.
+	Lets []NamedValue
+}
+
+// NamedValue is one let of a planned launch.
+type NamedValue struct {
+	Name  string
+	Value int64
+}
+
+// Let returns the value of a let of the contract (false when absent).
+func (l *Launch) Let(name string) (int64, bool) {
+	for _, nv := range l.Lets {
+		if nv.Name == name {
+			return nv.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Arg returns the launch argument named name (false when the backend has
+// none of that name).
+func (l *Launch) Arg(name string) (uint32, bool) {
+	for i, n := range l.ArgNames {
+		if n == name {
+			return l.Args[i], true
+		}
+	}
+	return 0, false
 }
 
 // PlannedBuffer is a contract buffer with its size for the op.
@@ -236,6 +265,9 @@ func Plan(v *table.Variant, dev Device, op Op) (*Launch, error) {
 		return val.Int, nil
 	}
 	l := &Launch{Variant: v, Op: op}
+	for i := 0; i < env.nlets; i++ {
+		l.Lets = append(l.Lets, NamedValue{env.lets[i].name, env.lets[i].val.Int})
+	}
 	wg, err := num(c.workgroup, "workgroup size", 1, 1<<20)
 	if err != nil {
 		return nil, err

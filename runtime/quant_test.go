@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -21,42 +22,59 @@ func quantVariant(t *testing.T, backend, arch, name string) *table.Variant {
 	return nil
 }
 
-func TestPlanQuantRefusesQ8KTail(t *testing.T) {
+func TestPlanRefusesQ8KTail(t *testing.T) {
 	dev, _ := ArchDevice("gfx1200")
 	v := quantVariant(t, "hip", "gfx1200", "quant_q8k_bf16_sg")
-	_, err := PlanQuant(v, dev, 1, 4096+128)
+	_, err := Plan(v, dev, Op{M: 1, N: 1, K: 4096 + 128})
 	var re *RefusedError
 	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) {
 		t.Fatalf("K=4224: got %v, want a RefusedError", err)
 	}
-	for _, want := range []string{"K=4224 is not a multiple of 256", "quant_q8k"} {
+	for _, want := range []string{"k=4224", "K must be a multiple of 256", "quant_q8k"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not say %q", err, want)
 		}
 	}
 	for _, bad := range [][2]int{{0, 256}, {1, 0}, {-1, 256}} {
-		if _, err := PlanQuant(v, dev, bad[0], bad[1]); !errors.Is(err, ErrRefused) {
+		if _, err := Plan(v, dev, Op{M: bad[0], N: 1, K: bad[1]}); !errors.Is(err, ErrRefused) {
 			t.Errorf("rows=%d K=%d: got %v, want a refusal", bad[0], bad[1], err)
 		}
 	}
-	if _, err := PlanQuant(&generated.Variants[0], dev, 1, 256); !errors.Is(err, ErrRefused) {
-		t.Errorf("a GEMV variant: got %v, want a refusal", err)
+	if _, err := Plan(v, dev, Op{Family: "gemv", M: 1, N: 1, K: 256}); !errors.Is(err, ErrRefused) {
+		t.Errorf("an op of another family: got %v, want a refusal", err)
+	}
+	// 32-bit offsets: 2^24 rows of 256 elements are 2^32 elements.
+	if _, err := Plan(v, dev, Op{M: 1 << 24, N: 1, K: 256}); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "32-bit") {
+		t.Errorf("2^32 elements: got %v, want a 32-bit refusal", err)
 	}
 }
 
-func TestPlanQuantPadsQ8_1(t *testing.T) {
+func TestPlanPadsQ8_1(t *testing.T) {
 	dev, _ := ArchDevice("gfx942")
 	v := quantVariant(t, "hip", "gfx942", "quant_q8_1_f16_wg")
-	l, err := PlanQuant(v, dev, 3, 40)
+	l, err := Plan(v, dev, Op{M: 3, N: 1, K: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 2 blocks per row (32 + 8 padded), 8 blocks per 256-lane workgroup.
-	if l.BlocksPerRow != 2 || l.BlocksPerGroup != 8 || l.Workgroups != 1 || l.YBytes != 3*2*36 || l.XBytes != 3*40*2 || l.Workgroup != 256 {
+	nb, _ := l.Let("blocks")
+	bpw, _ := l.Let("per_group")
+	if nb != 2 || bpw != 8 || l.Workgroups != 1 || l.Buffer("Y").Size != 3*2*36 || l.Buffer("X").Size != 3*40*2 || l.Workgroup != 256 {
 		t.Fatalf("plan %+v", l)
 	}
-	if l.Push != [4]uint32{3, 40, 2, 8} {
-		t.Fatalf("push %v", l.Push)
+	// HIP: rows, K, grid_x after the pointers.
+	if fmt.Sprint(l.Args) != "[3 40 1]" || fmt.Sprint(l.ArgNames) != "[rows K gx]" {
+		t.Fatalf("args %v %v", l.ArgNames, l.Args)
+	}
+	// Vulkan: rows, K, blocks per row, blocks per workgroup (push constants).
+	vdev, _ := ArchDevice("llvmpipe")
+	vv := quantVariant(t, "vulkan", "llvmpipe", "quant_q8_1_f16_wg")
+	vl, err := Plan(vv, vdev, Op{M: 3, N: 1, K: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(vl.Args) != "[3 40 2 8]" || len(vl.Push()) != 16 {
+		t.Fatalf("vulkan args %v %v", vl.ArgNames, vl.Args)
 	}
 }
 
@@ -86,14 +104,16 @@ func TestQuantGeometry(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := quantVariant(t, c.backend, c.arch, c.name)
-		l, err := PlanQuant(v, dev, 4096, 4096)
+		l, err := Plan(v, dev, Op{M: 4096, N: 1, K: 4096})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if l.Workgroup != c.wg || l.BlocksPerGroup != c.bpw {
-			t.Errorf("%s on %s: workgroup %d, %d blocks per group; want %d, %d", c.name, c.arch, l.Workgroup, l.BlocksPerGroup, c.wg, c.bpw)
+		bpw, _ := l.Let("per_group")
+		if l.Workgroup != c.wg || int(bpw) != c.bpw {
+			t.Errorf("%s on %s: workgroup %d, %d blocks per group; want %d, %d", c.name, c.arch, l.Workgroup, bpw, c.wg, c.bpw)
 		}
-		blocks := 4096 * l.BlocksPerRow
+		nb, _ := l.Let("blocks")
+		blocks := 4096 * int(nb)
 		if want := (blocks + c.bpw - 1) / c.bpw; l.Workgroups != want || int(l.Groups[0])*int(l.Groups[1]) < want ||
 			l.Groups[0] > 65535 || l.Groups[1] > 65535 || int(l.Groups[0])*int(l.Groups[1]-1) >= want {
 			t.Errorf("%s: groups %v for %d workgroups", c.name, l.Groups, want)
@@ -141,11 +161,11 @@ func TestSelectQuant(t *testing.T) {
 	}
 }
 
-// TestPlanQuantRefusesDeviceLimits: PlanQuant refuses, with CheckDevice's
+// TestPlanRefusesDeviceLimits: Plan refuses, with CheckDevice's
 // typed refusal and no plan, every quantizer layout on a device that cannot
 // run it (Vulkan subgroups under 8 lanes, a workgroup above the device's
 // maximum), as Select excludes them with the same reasons.
-func TestPlanQuantRefusesDeviceLimits(t *testing.T) {
+func TestPlanRefusesDeviceLimits(t *testing.T) {
 	dev, err := ArchDevice("llvmpipe")
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +177,7 @@ func TestPlanQuantRefusesDeviceLimits(t *testing.T) {
 	layouts := map[string]bool{}
 	for i := range generated.Variants {
 		v := &generated.Variants[i]
-		if !IsQuant(v.Family) || v.Backend != "vulkan" || v.Arch != "llvmpipe" {
+		if !strings.HasPrefix(v.Family, "quant_") || v.Backend != "vulkan" || v.Arch != "llvmpipe" {
 			continue
 		}
 		layouts[v.Param("layout")] = true
@@ -171,17 +191,17 @@ func TestPlanQuantRefusesDeviceLimits(t *testing.T) {
 			if c.dev.MaxWorkgroup > 0 && WorkgroupSize(v, c.dev) <= c.dev.MaxWorkgroup {
 				continue
 			}
-			l, err := PlanQuant(v, c.dev, 4, 4096)
+			l, err := Plan(v, c.dev, Op{M: 4, N: 1, K: 4096})
 			var re *RefusedError
 			if l != nil || !errors.As(err, &re) || !errors.Is(err, ErrRefused) || re.Variant != v.Name || !strings.Contains(re.Reason, c.want) {
 				t.Errorf("%s on %+v: plan %v, error %v; want a RefusedError saying %q", v.Name, c.dev, l, err, c.want)
 			}
 			if want := CheckDevice(v, c.dev); want == nil || err == nil || want.Error() != err.Error() {
-				t.Errorf("%s: PlanQuant says %v, CheckDevice %v", v.Name, err, want)
+				t.Errorf("%s: Plan says %v, CheckDevice %v", v.Name, err, want)
 			}
 		}
 		// The device itself serves it.
-		if _, err := PlanQuant(v, dev, 4, 4096); err != nil {
+		if _, err := Plan(v, dev, Op{M: 4, N: 1, K: 4096}); err != nil {
 			t.Errorf("%s on its own class: %v", v.Name, err)
 		}
 	}
@@ -190,7 +210,7 @@ func TestPlanQuantRefusesDeviceLimits(t *testing.T) {
 			t.Errorf("no llvmpipe quantizer variant of layout %s checked (have %v)", l, layouts)
 		}
 	}
-	// Select excludes what PlanQuant refuses.
+	// Select excludes what Plan refuses.
 	for _, fam := range []string{"quant_q8k", "quant_q8_1"} {
 		_, err := SelectWith(small, Op{Family: fam, Dtype: "f16", M: 4, N: 1, K: 4096}, nil)
 		var nv *NoVariantError

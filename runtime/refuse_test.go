@@ -38,24 +38,24 @@ type fakeCall struct {
 }
 
 func (r *fakeRunner) run(v *table.Variant, c fakeCall) error {
-	l, err := PlanGEMV(v, r.dev, c.T, c.N, c.K)
+	l, err := Plan(v, r.dev, Op{M: c.T, N: c.N, K: c.K})
 	if err != nil {
 		if l != nil {
 			return errors.New("a refusal returned a plan")
 		}
 		return err
 	}
-	if err := CheckOffsets(v, c.wOff, c.xOff); err != nil {
+	if err := CheckOffsets(v, map[string]int{"W": c.wOff, "X": c.xOff}); err != nil {
 		return err
 	}
-	size := func(have, need int) int {
+	var sizes []int
+	for i, have := range []int{c.w, c.x, c.scale, c.y, c.part, c.counter} {
 		if have < 0 {
-			return need
+			have = l.Buffers[i].Size
 		}
-		return have
+		sizes = append(sizes, have)
 	}
-	if err := l.CheckBuffers(v.Name, size(c.w, l.WBytes), size(c.x, l.XBytes), size(c.scale, l.ScaleBytes), size(c.y, l.YBytes),
-		size(c.part, l.PartialBytes), size(c.counter, l.CounterBytes)); err != nil {
+	if err := l.CheckBuffers(sizes); err != nil {
 		return err
 	}
 	if v.Backend == "vulkan" {
@@ -107,12 +107,12 @@ func TestRefuseShapeOutsideRange(t *testing.T) {
 	if err := r.run(v, call(tokens, 64, 64*pack)); err != nil || r.launched != 1 {
 		t.Fatalf("the largest T the variant takes: %v", err)
 	}
-	expectRefusal(t, r, v, call(tokens+1, 64, 64*pack), "outside 1..")
-	expectRefusal(t, r, v, call(0, 64, 64*pack), "T=0 outside")
-	expectRefusal(t, r, v, call(-1, 64, 64*pack), "T=-1 outside")
-	expectRefusal(t, r, v, call(1, 0, 64*pack), "empty shape N=0")
-	expectRefusal(t, r, v, call(1, 64, 0), "empty shape")
-	expectRefusal(t, r, v, call(1, -64, 64*pack), "empty shape")
+	expectRefusal(t, r, v, call(tokens+1, 64, 64*pack), "at most tokens tokens per launch")
+	expectRefusal(t, r, v, call(0, 64, 64*pack), "serves 1..8 tokens (m=0")
+	expectRefusal(t, r, v, call(-1, 64, 64*pack), "serves 1..8 tokens (m=-1")
+	expectRefusal(t, r, v, call(1, 0, 64*pack), "empty shapes have nothing to compute (m=1 n=0")
+	expectRefusal(t, r, v, call(1, 64, 0), "empty shapes")
+	expectRefusal(t, r, v, call(1, -64, 64*pack), "empty shapes")
 	expectRefusal(t, r, v, call(1, 1<<20, 1<<12*pack), "32-bit")
 }
 
@@ -120,8 +120,8 @@ func TestRefuseShapeOutsideRange(t *testing.T) {
 func TestRefuseKDivisibility(t *testing.T) {
 	v, r := gemvWith(t, "gemv variant with pack >= 2", func(v *table.Variant) bool { return v.IntParam("pack") >= 2 })
 	pack := v.IntParam("pack")
-	expectRefusal(t, r, v, call(1, 64, 64*pack+1), "not a multiple of pack")
-	expectRefusal(t, r, v, call(1, 64, pack-1), "not a multiple of pack")
+	expectRefusal(t, r, v, call(1, 64, 64*pack+1), "K must be a multiple of pack")
+	expectRefusal(t, r, v, call(1, 64, pack-1), "K must be a multiple of pack")
 	if err := r.run(v, call(1, 64, 64*pack)); err != nil {
 		t.Fatal(err)
 	}
@@ -133,22 +133,23 @@ func TestRefuseSmallBuffers(t *testing.T) {
 	v, r := gemvWith(t, "scaled split-K gemv variant", func(v *table.Variant) bool {
 		return v.Param("layout") == "splitk" && strings.HasPrefix(v.Param("dtype"), "fp8")
 	})
-	T, N, K := 1, 100, 64*v.IntParam("pack")
-	l, err := PlanGEMV(v, r.dev, T, N, K)
+	T, N, K := 1, 100, max(64, v.IntParam("splits")*v.IntParam("wg"))*v.IntParam("pack")
+	l, err := Plan(v, r.dev, Op{M: T, N: N, K: K})
 	if err != nil {
 		t.Fatal(err)
 	}
+	size := func(name string) int { return l.Buffer(name).Size }
 	for _, b := range []struct {
 		name string
 		set  func(c *fakeCall, n int)
 		need int
 	}{
-		{"W", func(c *fakeCall, n int) { c.w = n }, l.WBytes},
-		{"X", func(c *fakeCall, n int) { c.x = n }, l.XBytes},
-		{"scale", func(c *fakeCall, n int) { c.scale = n }, l.ScaleBytes},
-		{"Y", func(c *fakeCall, n int) { c.y = n }, l.YBytes},
-		{"partial", func(c *fakeCall, n int) { c.part = n }, l.PartialBytes},
-		{"counter", func(c *fakeCall, n int) { c.counter = n }, l.CounterBytes},
+		{"W", func(c *fakeCall, n int) { c.w = n }, size("W")},
+		{"X", func(c *fakeCall, n int) { c.x = n }, size("X")},
+		{"scale", func(c *fakeCall, n int) { c.scale = n }, size("scale")},
+		{"Y", func(c *fakeCall, n int) { c.y = n }, size("Y")},
+		{"partial", func(c *fakeCall, n int) { c.part = n }, size("partial")},
+		{"counter", func(c *fakeCall, n int) { c.counter = n }, size("counter")},
 	} {
 		if b.need <= 0 {
 			t.Fatalf("buffer %s: the plan needs %d bytes", b.name, b.need)
@@ -160,7 +161,7 @@ func TestRefuseSmallBuffers(t *testing.T) {
 		b.set(&c, 0)
 		expectRefusal(t, r, v, c, "buffer "+b.name+" holds 0 bytes")
 	}
-	if l.WBytes != N*K*1 || l.XBytes != T*K*2 || l.ScaleBytes != 4*N || l.YBytes != 4*T*N {
+	if size("W") != N*K*1 || size("X") != T*K*2 || size("scale") != 4*N || size("Y") != 4*T*N {
 		t.Errorf("plan sizes %+v for T=%d N=%d K=%d of %s", l, T, N, K, v.Name)
 	}
 	if err := r.run(v, call(T, N, K)); err != nil {
@@ -179,7 +180,7 @@ func TestRefuseMisalignedOffsets(t *testing.T) {
 	c.wOff, c.xOff = 3*pack, pack/2
 	expectRefusal(t, r, v, c, "X offset of")
 	c.wOff, c.xOff = -pack, 0
-	expectRefusal(t, r, v, c, "negative buffer offset")
+	expectRefusal(t, r, v, c, "negative offset")
 	c.wOff, c.xOff = 5*pack, 2*pack
 	if err := r.run(v, c); err != nil {
 		t.Fatal(err)
@@ -213,7 +214,7 @@ func TestRefuseMisalignedOffsets(t *testing.T) {
 						eligible = eligible && ok && err == nil
 					}
 				}
-				if got := CheckOffsets(v, w, x) == nil; got != eligible {
+				if got := CheckOffsets(v, map[string]int{"W": w, "X": x}) == nil; got != eligible {
 					t.Fatalf("%s offsets W %d X %d: CheckOffsets accepts=%v, Select's align rules=%v", v.Key(), w, x, got, eligible)
 				}
 				checked++
@@ -236,7 +237,7 @@ func TestRefuseMisalignedOffsets(t *testing.T) {
 				step = 1 << 20
 			}
 			for i := 0; i < 4; i++ {
-				if err := CheckOffsets(ch.Variant, i*step, (3-i)*step); err != nil {
+				if err := CheckOffsets(ch.Variant, map[string]int{"W": i * step, "X": (3 - i) * step}); err != nil {
 					t.Errorf("%s picked %s for align %d, which refuses offsets %d, %d: %v", a.Name, ch.Variant.Name, align, i*step, (3-i)*step, err)
 				}
 			}
@@ -310,12 +311,12 @@ func TestRefuseHashMismatch(t *testing.T) {
 		"appended":  append(append([]byte{}, good...), 0),
 	}
 	for name, b := range cases {
-		Blobs = fstest.MapFS{v.Artifact: {Data: b}}
+		Blobs = fstest.MapFS{v.Artifact.Path: {Data: b}}
 		if _, err := SPIRV(v); !errors.Is(err, ErrHash) {
 			t.Errorf("%s blob: %v, want ErrHash", name, err)
 		} else {
 			var he *HashError
-			if !errors.As(err, &he) || he.Artifact != v.Artifact || he.Want != v.SHA256 || he.Have == v.SHA256 {
+			if !errors.As(err, &he) || he.Artifact != v.Artifact.Path || he.Want != v.Artifact.SHA256 || he.Have == v.Artifact.SHA256 {
 				t.Errorf("%s blob: %#v", name, he)
 			}
 		}
@@ -333,4 +334,19 @@ func TestRefuseHashMismatch(t *testing.T) {
 	if _, err := SPIRV(v); err != nil {
 		t.Errorf("the real blob: %v", err)
 	}
+}
+
+// namesOnly reports whether names include must and none of the op's
+// shape (m, n, k), which offsets alone do not give.
+func namesOnly(names []string, must string) bool {
+	found := false
+	for _, n := range names {
+		switch n {
+		case must:
+			found = true
+		case "m", "n", "k":
+			return false
+		}
+	}
+	return found
 }

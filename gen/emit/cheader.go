@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgen-dev/kgen/gen/expand"
 	"github.com/kgen-dev/kgen/gen/spec"
+	"github.com/kgen-dev/kgen/runtime/expr"
 )
 
 // CHeaderPath is the C/C++ selection header, relative to generated/.
@@ -95,13 +96,13 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 	p("  long long max_workgroup; /* 0: unknown */\n  long long min_subgroup;  /* 0: unknown */\n} kg_device;\n\n")
 	p("typedef struct {\n  const char* family;\n  long long dtype; /* KG_S_<dtype> */\n  long long m, n, k;\n  long long align; /* elements; 0: aligned; < 0: KG_INVALID_OP */\n} kg_op;\n\n")
 	p("/* The spec's arch facts, as kg_arch_device(name) returns them. */\n")
-	p("static kg_device kg_arch_device(const char* name) {\n  kg_device d = {0, 0, 0, 0, 0, 0, 0};\n")
+	p("static inline kg_device kg_arch_device(const char* name) {\n  kg_device d = {0, 0, 0, 0, 0, 0, 0};\n")
 	for _, a := range s.Archs {
 		p("  if (strcmp(name, %q) == 0) { d.backend = %q; d.arch = %q; d.wave = %d; d.compute_units = %d; d.shared_memory = %d; d.min_subgroup = %d; }\n",
 			a.Name, a.Backend, a.Name, a.Wave, a.ComputeUnits, a.SharedMemory, a.Wave)
 	}
 	p("  return d;\n}\n\n")
-	p("static long long kg_dtype_fn(int fn, long long dtype) {\n  switch (dtype) {\n")
+	p("static inline long long kg_dtype_fn(int fn, long long dtype) {\n  switch (dtype) {\n")
 	for _, name := range sortedRuleKeys(s.Dtypes) {
 		d := s.Dtypes[name]
 		sc := 0
@@ -111,8 +112,14 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 		p("  case KG_S_%s: return fn == 0 ? %d : fn == 1 ? %d : %d;\n", name, d.WeightBytes, d.ActBytes, sc)
 	}
 	p("  }\n  return 0;\n}\n\n")
-	cexpr := func(r *spec.Rule) string {
-		return r.Expr.C(func(n string) string {
+	p("static inline long long kg_min(long long a, long long b) { return a < b ? a : b; }\n")
+	p("static inline long long kg_max(long long a, long long b) { return a > b ? a : b; }\n")
+	p("/* Division rounded up; 0 for a divisor <= 0 (Go's runtime refuses it). */\n")
+	p("static inline long long kg_cdiv(long long a, long long b) { return b <= 0 ? 0 : a <= 0 ? a / b : (a - 1) / b + 1; }\n\n")
+	// lets names the contract's lets in scope (C locals L_<name>).
+	var lets map[string]bool
+	cx := func(e *expr.Expr) string {
+		return e.C(func(n string) string {
 			switch n {
 			case "m", "n", "k":
 				return "op->" + n
@@ -120,6 +127,9 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 				return "(op->align > 0 ? op->align : 1048576LL)"
 			case "wave", "compute_units", "shared_memory":
 				return "d->" + n
+			}
+			if lets[n] {
+				return "L_" + n
 			}
 			return fmt.Sprintf("v->p[KG_P_%s]", n)
 		}, func(str string) string {
@@ -129,35 +139,28 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 			}
 			return "(-1LL)" // a string no variant has: never equal
 		}, func(fn, arg string) string {
+			switch fn {
+			case "min", "max", "cdiv":
+				return fmt.Sprintf("kg_%s(%s)", fn, arg)
+			}
 			idx := map[string]int{"bytes": 0, "act_bytes": 1, "scaled": 2}[fn]
 			return fmt.Sprintf("kg_dtype_fn(%d, %s)", idx, arg)
 		})
 	}
-	p("/* Workgroup size on a device: the subgroup layout runs waves subgroups\n   (quantizers) or rows subgroups (GEMV); other layouts name their size. */\n")
-	p("static long long kg_workgroup(const kg_variant* v, const kg_device* d) {\n")
-	if _, ok := paramIdx["layout"]; ok {
-		n := "v->p[KG_P_rows]"
-		if _, ok := paramIdx["rows"]; !ok {
-			n = "0"
-		}
-		if _, ok := paramIdx["waves"]; ok {
-			n = "(v->p[KG_P_waves] > 0 ? v->p[KG_P_waves] : " + n + ")"
-		}
-		p("  if (v->p[KG_P_layout] == KG_S_subgroup || v->p[KG_P_wg] == 0) return %s * d->wave;\n  return v->p[KG_P_wg];\n}\n\n", n)
-	} else {
-		p("  (void)v; (void)d; return 0;\n}\n\n")
-	}
+	cexpr := func(r *spec.Rule) string { return cx(r.Expr) }
+	launchContract(p, s, cx, func(m map[string]bool) { lets = m })
+	lets = nil
 	for _, f := range s.Families {
 		if f.Select == nil {
 			continue
 		}
 		p("/* Family %s. */\n", f.Name)
-		p("static int kg_%s_outside(const kg_op* op, const kg_device* d) {\n  (void)d;\n", f.Name)
+		p("static inline int kg_%s_outside(const kg_op* op, const kg_device* d) {\n  (void)d;\n", f.Name)
 		for i, r := range f.Select.Outside {
 			p("  if (!(%s)) return %d; /* %s */\n", cexpr(r), i+1, cComment(r.Why))
 		}
 		p("  return 0;\n}\n\n")
-		p("static int kg_%s_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {\n  (void)d;\n", f.Name)
+		p("static inline int kg_%s_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {\n  (void)d;\n", f.Name)
 		for i, r := range f.Select.Eligible {
 			p("  if (!(%s)) return %d; /* %s */\n", cexpr(r), i+1, cComment(r.Why))
 		}
@@ -173,7 +176,7 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 		}
 		nkeys := maxArch + len(f.Select.Prefer)
 		p("#define KG_%s_NKEYS %d\n", strings.ToUpper(f.Name), nkeys)
-		p("static void kg_%s_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {\n  int i = 0;\n", f.Name)
+		p("static inline void kg_%s_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {\n  int i = 0;\n", f.Name)
 		for _, a := range s.Archs {
 			rs := a.Prefer[f.Name]
 			if len(rs) == 0 {
@@ -192,7 +195,7 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 		p("}\n\n")
 	}
 	p("/* kg_select returns the index in kg_variants of the variant the Go\n   runtime's Select would pick, KG_NOT_ELIGIBLE, KG_NO_VARIANT or\n   KG_INVALID_OP (a negative align, as runtime.Op.Validate refuses). */\n")
-	p("static int kg_select(const kg_device* d, const kg_op* op) {\n  int best = KG_NO_VARIANT;\n  long long bk[64], k[64];\n  int nk = 0;\n  if (op->align < 0) return KG_INVALID_OP; /* runtime.Op.Validate */\n")
+	p("static inline int kg_select(const kg_device* d, const kg_op* op) {\n  int best = KG_NO_VARIANT;\n  long long bk[64], k[64];\n  int nk = 0;\n  if (op->align < 0) return KG_INVALID_OP; /* runtime.Op.Validate */\n")
 	for _, f := range s.Families {
 		if f.Select == nil {
 			continue
@@ -214,3 +217,75 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 
 // cComment keeps spec text from closing a C comment.
 func cComment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
+
+// launchContract prints each family's launch contract as C: kg_plan fills a
+// kg_launch (grid, workgroup, buffer sizes in binding order, arguments in
+// order for the device's backend) exactly as runtime.Plan computes it, and
+// kg_workgroup gives the workgroup size selection checks against the
+// device. setLets tells cx which names are contract lets (C locals).
+func launchContract(p func(string, ...any), s *spec.Spec, cx func(*expr.Expr) string, setLets func(map[string]bool)) {
+	maxBufs, maxArgs := 1, 1
+	for _, f := range s.Families {
+		maxBufs = max(maxBufs, len(f.Launch.Buffers))
+		maxArgs = max(maxArgs, len(f.Launch.Args))
+	}
+	p("/* A planned launch (runtime.Plan): groups[3] workgroups of workgroup lanes;\n   buffers in binding order (Vulkan) and pointer order (HIP), each at least\n   bytes long (zero: must hold zeros before the first launch); args are the\n   32-bit push constants (Vulkan) or kernel arguments after the pointers (HIP). */\n")
+	p("typedef struct {\n  const char* name;\n  const char* dir; /* in, out, scratch */\n  long long bytes;\n  int zero;\n} kg_buffer;\n\n")
+	p("#define KG_MAX_BUFFERS %d\n#define KG_MAX_ARGS %d\n", maxBufs, maxArgs)
+	p("typedef struct {\n  long long groups[3];\n  long long workgroups; /* that do work: a folded grid has idle ones past this */\n  long long workgroup;\n  int nbuffers;\n  kg_buffer buffers[KG_MAX_BUFFERS];\n  int nargs;\n  long long args[KG_MAX_ARGS];\n} kg_launch;\n\n")
+	for _, f := range s.Families {
+		c := f.Launch
+		lets := map[string]bool{}
+		setLets(lets)
+		p("/* Launch contract of %s (templates/kernels.yaml). Returns 0, or 1 when\n   a size is out of range (runtime.Plan refuses the same). */\n", f.Name)
+		p("static inline int kg_%s_plan(const kg_variant* v, const kg_device* d, const kg_op* op, kg_launch* l) {\n", f.Name)
+		p("  (void)v; (void)d; (void)op;\n")
+		for _, lt := range c.Let {
+			p("  long long L_%s = %s;\n", lt.Name, cx(lt.Expr))
+			lets[lt.Name] = true
+		}
+		p("  l->workgroup = %s;\n  if (l->workgroup < 1 || l->workgroup > 1048576LL) return 1;\n", cx(c.Workgroup))
+		if c.Groups != nil {
+			p("  long long n = %s;\n  if (n < 1 || n > 65535LL * 65535LL) return 1;\n", cx(c.Groups))
+			p("  long long L_grid_x = n < 65535LL ? n : 65535LL;\n")
+			p("  l->groups[0] = L_grid_x; l->groups[1] = (n + L_grid_x - 1) / L_grid_x; l->groups[2] = 1; l->workgroups = n;\n")
+			lets["grid_x"] = true
+		} else {
+			p("  l->workgroups = 1;\n")
+			for i, g := range c.Grid {
+				hi := "65535LL"
+				if i == 0 {
+					hi = "2147483647LL"
+				}
+				p("  l->groups[%d] = %s;\n  if (l->groups[%d] < 1 || l->groups[%d] > %s) return 1;\n  l->workgroups *= l->groups[%d];\n", i, cx(g), i, i, hi, i)
+			}
+		}
+		p("  l->nbuffers = %d;\n", len(c.Buffers))
+		for i, b := range c.Buffers {
+			zero := 0
+			if b.Zero {
+				zero = 1
+			}
+			p("  l->buffers[%d].name = %q; l->buffers[%d].dir = %q; l->buffers[%d].zero = %d;\n", i, b.Name, i, b.Dir, i, zero)
+			p("  l->buffers[%d].bytes = %s;\n  if (l->buffers[%d].bytes < 0 || l->buffers[%d].bytes > 4294967295LL) return 1;\n", i, cx(b.Bytes), i, i)
+		}
+		p("  l->nargs = 0;\n")
+		for _, a := range c.Args {
+			cond := ""
+			if a.Backend != "" {
+				cond = fmt.Sprintf("if (strcmp(d->backend, %q) == 0) ", a.Backend)
+			}
+			p("  %s{ long long x = %s; if (x < 0 || x > 4294967295LL) return 1; l->args[l->nargs++] = x; }\n", cond, cx(a.Expr))
+		}
+		p("  return 0;\n}\n\n")
+	}
+	setLets(nil)
+	p("/* kg_plan fills l for variant v on device d and op (sizes only: it does not\n   apply the selection rules; kg_select does). 0 ok, 1 out of range, 2 unknown family. */\n")
+	p("static inline int kg_plan(const kg_variant* v, const kg_device* d, const kg_op* op, kg_launch* l) {\n")
+	for _, f := range s.Families {
+		p("  if (strcmp(v->family, %q) == 0) return kg_%s_plan(v, d, op, l);\n", f.Name, f.Name)
+	}
+	p("  return 2;\n}\n\n")
+	p("/* Workgroup size of v on d (the contract's, for any op). */\n")
+	p("static inline long long kg_workgroup(const kg_variant* v, const kg_device* d) {\n  kg_op op = {v->family, v->p[KG_P_dtype], 0, 0, 0, 0};\n  kg_launch l;\n  memset(&l, 0, sizeof l);\n  kg_plan(v, d, &op, &l);\n  return l.workgroup;\n}\n\n")
+}

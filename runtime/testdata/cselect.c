@@ -1,6 +1,7 @@
 /* Reads queries "family arch dtype m n k align" from stdin and prints the
-   variant kg_select picks: its name, or NOT_ELIGIBLE / NO_VARIANT (or
-   INVALID_OP, for a negative align, once the header defines KG_INVALID_OP). */
+   variant kg_select picks: its name and the launch kg_plan computes for it,
+   or NOT_ELIGIBLE / NO_VARIANT (or INVALID_OP, for a negative align, once
+   the header defines KG_INVALID_OP). */
 #include <stdio.h>
 #include <string.h>
 #include "kgen_select.h"
@@ -24,7 +25,20 @@ int main(void) {
     else if (i == KG_INVALID_OP) puts("INVALID_OP");
 #endif
     else if (i == KG_NO_VARIANT) puts("NO_VARIANT");
-    else puts(kg_variants[i].name);
+    else {
+      /* The picked variant's launch contract, as runtime.Plan computes it. */
+      kg_launch l;
+      memset(&l, 0, sizeof l);
+      if (kg_plan(&kg_variants[i], &d, &op, &l) != 0) {
+        printf("%s PLAN_REFUSED\n", kg_variants[i].name);
+        continue;
+      }
+      printf("%s groups %lld %lld %lld wg %lld buffers", kg_variants[i].name, l.groups[0], l.groups[1], l.groups[2], l.workgroup);
+      for (int b = 0; b < l.nbuffers; b++) printf(" %s=%lld", l.buffers[b].name, l.buffers[b].bytes);
+      printf(" args");
+      for (int a = 0; a < l.nargs; a++) printf(" %lld", l.args[a]);
+      printf("\n");
+    }
   }
   return 0;
 }
