@@ -64,6 +64,9 @@ func ParseTrusted(src string) (*Expr, error) {
 type Expr struct {
 	Src  string
 	root ast.Expr
+	// lits holds the integer literals, parsed once, so evaluation does no
+	// string parsing (Select evaluates rules for thousands of variants).
+	lits map[*ast.BasicLit]Value
 }
 
 // Error is a parse or validation error with a column offset (1-based) into Src.
@@ -92,10 +95,22 @@ func Parse(src string, decl Decl) (*Expr, error) {
 		}
 		return nil, &Error{Col: 1, Msg: "syntax: " + err.Error()}
 	}
-	e := &Expr{Src: src, root: root}
+	e := &Expr{Src: src, root: root, lits: map[*ast.BasicLit]Value{}}
 	if err := check(root, decl); err != nil {
 		return nil, err
 	}
+	ast.Inspect(root, func(n ast.Node) bool {
+		if l, ok := n.(*ast.BasicLit); ok {
+			if l.Kind == token.INT {
+				i, _ := strconv.ParseInt(l.Value, 0, 64)
+				e.lits[l] = Int(i)
+			} else {
+				s, _ := strconv.Unquote(l.Value)
+				e.lits[l] = Str(s)
+			}
+		}
+		return true
+	})
 	return e, nil
 }
 
@@ -216,7 +231,7 @@ func (e *Expr) Names() []string {
 
 // Bool evaluates the expression as a condition.
 func (e *Expr) Bool(env Env) (bool, error) {
-	v, err := eval(e.root, env)
+	v, err := e.eval(e.root, env)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", e.Src, err)
 	}
@@ -228,7 +243,7 @@ func (e *Expr) Bool(env Env) (bool, error) {
 
 // Eval evaluates the expression to a value.
 func (e *Expr) Eval(env Env) (Value, error) {
-	v, err := eval(e.root, env)
+	v, err := e.eval(e.root, env)
 	if err != nil {
 		return Value{}, fmt.Errorf("%s: %w", e.Src, err)
 	}
@@ -242,15 +257,10 @@ func b2i(b bool) Value {
 	return Int(0)
 }
 
-func eval(n ast.Expr, env Env) (Value, error) {
+func (e *Expr) eval(n ast.Expr, env Env) (Value, error) {
 	switch n := n.(type) {
 	case *ast.BasicLit:
-		if n.Kind == token.INT {
-			i, _ := strconv.ParseInt(n.Value, 0, 64)
-			return Int(i), nil
-		}
-		s, _ := strconv.Unquote(n.Value)
-		return Str(s), nil
+		return e.lits[n], nil
 	case *ast.Ident:
 		v, ok := env.Lookup(n.Name)
 		if !ok {
@@ -258,9 +268,9 @@ func eval(n ast.Expr, env Env) (Value, error) {
 		}
 		return v, nil
 	case *ast.ParenExpr:
-		return eval(n.X, env)
+		return e.eval(n.X, env)
 	case *ast.UnaryExpr:
-		x, err := eval(n.X, env)
+		x, err := e.eval(n.X, env)
 		if err != nil {
 			return x, err
 		}
@@ -272,13 +282,13 @@ func eval(n ast.Expr, env Env) (Value, error) {
 		}
 		return Int(-x.Int), nil
 	case *ast.CallExpr:
-		a, err := eval(n.Args[0], env)
+		a, err := e.eval(n.Args[0], env)
 		if err != nil {
 			return a, err
 		}
 		name := n.Fun.(*ast.Ident).Name
 		if f := builtins[name]; f != nil {
-			b, err := eval(n.Args[1], env)
+			b, err := e.eval(n.Args[1], env)
 			if err != nil {
 				return b, err
 			}
@@ -289,7 +299,7 @@ func eval(n ast.Expr, env Env) (Value, error) {
 		}
 		return env.Call(name, a)
 	case *ast.BinaryExpr:
-		x, err := eval(n.X, env)
+		x, err := e.eval(n.X, env)
 		if err != nil {
 			return x, err
 		}
@@ -300,7 +310,7 @@ func eval(n ast.Expr, env Env) (Value, error) {
 		if n.Op == token.LOR && !x.IsStr && x.Int != 0 {
 			return Int(1), nil
 		}
-		y, err := eval(n.Y, env)
+		y, err := e.eval(n.Y, env)
 		if err != nil {
 			return y, err
 		}
