@@ -1,6 +1,21 @@
 """cuBLAS (torch.nn.functional.linear) and copy/read bandwidth for the same
 cases `gen bench` times, in the same GPU-machine run. Weights rotate across
-buffers (>= 512 MiB per case) like gen bench; median of CUDA-event timings."""
+buffers (>= 512 MiB per case) like gen bench; median of CUDA-event timings.
+
+Each case is timed two ways, both recorded in its result:
+- eager: a Python loop launches F.linear once per weight copy between two
+  CUDA events (host launch gaps included);
+- graph: the same loop (same weights, same order) is captured once in a
+  torch.cuda.CUDAGraph and each replay is timed between two CUDA events, the
+  way serving engines run decode (gen bench --launch graph times kgen so).
+Per result, `us`/`gbps` stay the eager numbers (what older files hold and
+cmd/benchreport reads); `eager_us`, `graph_us` and `graph_gbps` name the
+timing. All are per launch (a loop's or replay's time over the copies).
+
+`floor` is the cheapest launch there is, a 1-element in-place add, timed the
+same ways: alone (`graph_us`, `eager_us`: one launch between the events) and
+as 64 launches in a row, per launch (`graph_node_us`, `eager_node_us`: what
+one more kernel in a captured sequence costs)."""
 import json, sys
 import torch
 import torch.nn.functional as F
@@ -48,6 +63,29 @@ def median_us(fn, reps=20, per=1):
     ts.sort()
     return ts[len(ts) // 2]
 
+
+def graph_us(fn, reps=20, per=1):
+    """Capture one call of fn in a CUDA graph and time its replays like
+    median_us times fn (3 warm-up replays, median of reps, over per)."""
+    # Warm up on a side stream before capturing, as torch.cuda.graph's
+    # documentation asks: cuBLAS picks its kernels and workspace and the
+    # caching allocator its blocks outside the capture.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    try:
+        return median_us(g.replay, reps=reps, per=per)
+    finally:
+        # The graph holds its own outputs (its memory pool): drop it before
+        # the weights it read go.
+        del g
+
 # Copy bandwidth (read + write counted) and read-only bandwidth, 4 GiB.
 src = torch.randn(1 << 30, device=dev)  # 4 GiB f32
 dst = torch.empty_like(src)
@@ -56,6 +94,20 @@ copy_gbps = 2 * src.numel() * 4 / copy_us / 1e3
 read_us = median_us(lambda: src.sum(), reps=10)
 read_gbps = src.numel() * 4 / read_us / 1e3
 del src, dst
+
+# The floor: the cheapest kernel launch, alone and 64 in a row.
+one = torch.randn(1, device=dev)
+def tiny():
+    one.add_(1)
+def tiny64():
+    for _ in range(64):
+        one.add_(1)
+floor = dict(kernel="1-element in-place add (torch.Tensor.add_)",
+             graph_us=graph_us(tiny, reps=200), eager_us=median_us(tiny, reps=200),
+             graph_node_us=graph_us(tiny64, reps=50, per=64), eager_node_us=median_us(tiny64, reps=50, per=64))
+del one
+print(f"floor: graph {floor['graph_us']:.2f} us alone, {floor['graph_node_us']:.2f} us per launch of 64; "
+      f"eager {floor['eager_us']:.2f} us, {floor['eager_node_us']:.2f} us", flush=True)
 res = []
 for model, layers in sorted(suite["models"].items()):
     for layer, sh in sorted(layers.items()):
@@ -72,10 +124,14 @@ for model, layers in sorted(suite["models"].items()):
                     for w in ws:
                         F.linear(x, w)
                 us = median_us(run, per=rot)
+                gus = graph_us(run, per=rot)
                 by = wbytes + m * k * 2 + m * n * 2
-                res.append(dict(model=model, layer=layer, n=n, k=k, m=m, dtype=d, us=us, gbps=by / us / 1e3))
-                print(f"{model:12s} {layer:8s} {n:6d}x{k:<6d} m={m} {d:5s} cuBLAS {us:8.1f} us {by/us/1e3:6.0f} GB/s", flush=True)
+                res.append(dict(model=model, layer=layer, n=n, k=k, m=m, dtype=d, us=us, gbps=by / us / 1e3,
+                                eager_us=us, graph_us=gus, graph_gbps=by / gus / 1e3, rotated=rot))
+                print(f"{model:12s} {layer:8s} {n:6d}x{k:<6d} m={m} {d:5s} cuBLAS eager {us:8.1f} us {by/us/1e3:6.0f} GB/s"
+                      f" graph {gus:8.1f} us {by/gus/1e3:6.0f} GB/s", flush=True)
             del ws
             torch.cuda.empty_cache()
-json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__, copy_gbps=copy_gbps, read_gbps=read_gbps, results=res), open(out, "w"), indent=1)
+json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__, copy_gbps=copy_gbps, read_gbps=read_gbps,
+               launch=["eager", "graph"], floor=floor, results=res), open(out, "w"), indent=1)
 print(f"copy {copy_gbps:.0f} GB/s, read {read_gbps:.0f} GB/s")

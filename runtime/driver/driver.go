@@ -10,6 +10,9 @@
 // Context, so methods may be called from any goroutine. Calls made from
 // inside a Time callback already run on that thread and execute directly.
 //
+// Kernels and timing events go to a stream the Context creates (Launch,
+// Time, TimeGraph): the legacy NULL stream cannot be captured into a graph.
+//
 // Every driver result is checked: a failure is an *Error such as
 // "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (1)".
 package driver
@@ -20,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -78,6 +82,15 @@ type Context struct {
 	allocs  map[Ptr]int
 	modules map[*Module]bool
 	events  []uintptr
+	// stream carries every launch and timing event. It is created with the
+	// default flag, i.e. blocking: the legacy NULL stream, where the
+	// synchronous copies and memsets of Upload, Download and Memset32 run,
+	// waits for its work and it for theirs, so those stay ordered with
+	// launches as they were when everything ran on the NULL stream (a
+	// non-blocking stream would let Download read before a kernel ended).
+	stream uintptr
+	// capturing is set while TimeGraph captures its launch callback.
+	capturing bool
 }
 
 type request struct {
@@ -205,6 +218,9 @@ func (c *Context) start(device int) error {
 		return err
 	}
 	err := c.readInfo()
+	if err == nil {
+		err = c.check("StreamCreate", c.api.StreamCreate(&c.stream, streamDefault))
+	}
 	if err != nil && b == CUDA {
 		c.api.PrimaryCtxRelease(c.dev)
 	}
@@ -265,9 +281,24 @@ func (c *Context) shutdown() {
 		c.api.MemFree(uint64(p))
 	}
 	c.allocs = map[Ptr]int{}
+	if c.stream != 0 {
+		c.api.StreamDestroy(c.stream)
+		c.stream = 0
+	}
 	if c.info.Backend == CUDA {
 		c.api.PrimaryCtxRelease(c.dev)
 	}
+}
+
+// notCapturing refuses op while TimeGraph captures (driver thread): only
+// launches can be captured; a copy, memset, allocation or synchronization
+// runs on the NULL stream or the host, is not recorded into the graph, and
+// would invalidate the capture.
+func (c *Context) notCapturing(op string) error {
+	if c.capturing {
+		return fmt.Errorf("driver: %s inside a TimeGraph launch callback: only launches can be captured into a graph", op)
+	}
+	return nil
 }
 
 // do runs fn on the driver thread and returns its error.
@@ -419,6 +450,9 @@ func (c *Context) Alloc(n int) (Ptr, error) {
 	}
 	var p uint64
 	err := c.do(func() error {
+		if err := c.notCapturing("Alloc"); err != nil {
+			return err
+		}
 		if err := c.check("MemAlloc", c.api.MemAlloc(&p, uintptr(n))); err != nil {
 			return fmt.Errorf("alloc %d bytes: %w", n, err)
 		}
@@ -431,6 +465,9 @@ func (c *Context) Alloc(n int) (Ptr, error) {
 // Free frees an allocation made by Alloc.
 func (c *Context) Free(p Ptr) error {
 	return c.do(func() error {
+		if err := c.notCapturing("Free"); err != nil {
+			return err
+		}
 		if _, ok := c.allocs[p]; !ok {
 			return fmt.Errorf("driver: Free(%#x): not an allocation of this context", uint64(p))
 		}
@@ -455,6 +492,9 @@ func (c *Context) Upload(dst Ptr, src []byte) error {
 		return nil
 	}
 	return c.do(func() error {
+		if err := c.notCapturing("Upload"); err != nil {
+			return err
+		}
 		if err := c.inside(dst, len(src)); err != nil {
 			return err
 		}
@@ -469,6 +509,9 @@ func (c *Context) Download(dst []byte, src Ptr) error {
 		return nil
 	}
 	return c.do(func() error {
+		if err := c.notCapturing("Download"); err != nil {
+			return err
+		}
 		if err := c.inside(src, len(dst)); err != nil {
 			return err
 		}
@@ -482,6 +525,9 @@ func (c *Context) Memset32(p Ptr, value uint32, count int) error {
 		return nil
 	}
 	return c.do(func() error {
+		if err := c.notCapturing("Memset32"); err != nil {
+			return err
+		}
 		if err := c.inside(p, 4*count); err != nil {
 			return err
 		}
@@ -489,11 +535,12 @@ func (c *Context) Memset32(p Ptr, value uint32, count int) error {
 	})
 }
 
-// Launch launches f on the default stream with grid blocks of block threads
-// and shared bytes of dynamic shared memory. args are the kernel's
+// Launch launches f on the Context's stream with grid blocks of block
+// threads and shared bytes of dynamic shared memory. args are the kernel's
 // parameters in order: Ptr, int32, uint32 or float32, matching the kernel's
 // C types (pointer, int, unsigned, float). The launch error is checked; with
-// SetSyncLaunches(true) the kernel's execution is too.
+// SetSyncLaunches(true) the kernel's execution is too, except inside a
+// TimeGraph capture, where the launch is recorded, not run.
 func (c *Context) Launch(f *Function, grid, block [3]uint32, shared uint32, args ...any) error {
 	if f == nil || f.m == nil || f.m.c != c {
 		return errors.New("driver: Launch: function is nil or from another context")
@@ -514,11 +561,11 @@ func (c *Context) Launch(f *Function, grid, block [3]uint32, shared uint32, args
 		var pin runtime.Pinner
 		defer pin.Unpin()
 		kp := p.pin(&pin)
-		code := c.api.LaunchKernel(f.h, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, 0, kp, nil)
+		code := c.api.LaunchKernel(f.h, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, c.stream, kp, nil)
 		if err := c.check("LaunchKernel", code); err != nil {
 			return fmt.Errorf("launch %s grid %v block %v: %w", f.name, grid, block, err)
 		}
-		if c.syncLaunches.Load() {
+		if c.syncLaunches.Load() && !c.capturing {
 			if err := c.check("Synchronize", c.api.Synchronize()); err != nil {
 				return fmt.Errorf("after launch %s grid %v block %v: %w", f.name, grid, block, err)
 			}
@@ -529,7 +576,12 @@ func (c *Context) Launch(f *Function, grid, block [3]uint32, shared uint32, args
 
 // Sync waits for all work of the device and reports execution errors.
 func (c *Context) Sync() error {
-	return c.do(func() error { return c.check("Synchronize", c.api.Synchronize()) })
+	return c.do(func() error {
+		if err := c.notCapturing("Sync"); err != nil {
+			return err
+		}
+		return c.check("Synchronize", c.api.Synchronize())
+	})
 }
 
 // eventPool returns n events, creating more as needed (driver thread).
@@ -545,45 +597,175 @@ func (c *Context) eventPool(n int) ([]uintptr, error) {
 }
 
 // Time runs fn reps times on the driver thread with an event recorded on
-// the default stream before and after each run, and returns each run's GPU
+// the Context's stream before and after each run, and returns each run's GPU
 // time in microseconds. fn typically calls Launch; calls it makes on this
 // Context run directly on the driver thread (fn must not hand them to other
-// goroutines, nor call Close).
+// goroutines, nor call Close). Time and TimeGraph return the same unit, so a
+// caller can switch between them.
 func (c *Context) Time(reps int, fn func() error) ([]float64, error) {
 	if reps < 1 {
 		return nil, fmt.Errorf("driver: Time(%d): reps must be positive", reps)
 	}
 	out := make([]float64, reps)
 	err := c.do(func() error {
-		evs, err := c.eventPool(2 * reps)
-		if err != nil {
+		if err := c.notCapturing("Time"); err != nil {
 			return err
 		}
-		for i := 0; i < reps; i++ {
-			if err := c.check("EventRecord", c.api.EventRecord(evs[2*i], 0)); err != nil {
-				return err
-			}
+		return c.timeRuns(out, func(i int) error {
 			if err := fn(); err != nil {
 				return fmt.Errorf("timed run %d: %w", i, err)
 			}
-			if err := c.check("EventRecord", c.api.EventRecord(evs[2*i+1], 0)); err != nil {
-				return err
-			}
-		}
-		if err := c.check("EventSynchronize", c.api.EventSynchronize(evs[2*reps-1])); err != nil {
-			return err
-		}
-		for i := range out {
-			var ms float32
-			if err := c.check("EventElapsedTime", c.api.EventElapsedTime(&ms, evs[2*i], evs[2*i+1])); err != nil {
-				return err
-			}
-			out[i] = float64(ms) * 1000
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// timeRuns calls run(i) for each i < len(out) between two events recorded
+// on the Context's stream and stores each run's GPU time in microseconds
+// (driver thread).
+func (c *Context) timeRuns(out []float64, run func(i int) error) error {
+	reps := len(out)
+	evs, err := c.eventPool(2 * reps)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < reps; i++ {
+		if err := c.check("EventRecord", c.api.EventRecord(evs[2*i], c.stream)); err != nil {
+			return err
+		}
+		if err := run(i); err != nil {
+			return err
+		}
+		if err := c.check("EventRecord", c.api.EventRecord(evs[2*i+1], c.stream)); err != nil {
+			return err
+		}
+	}
+	if err := c.check("EventSynchronize", c.api.EventSynchronize(evs[2*reps-1])); err != nil {
+		return err
+	}
+	for i := range out {
+		var ms float32
+		if err := c.check("EventElapsedTime", c.api.EventElapsedTime(&ms, evs[2*i], evs[2*i+1])); err != nil {
+			return err
+		}
+		out[i] = float64(ms) * 1000
+	}
+	return nil
+}
+
+// graphWarmup is how many times TimeGraph replays its graph before the
+// timed replays (the first replay also uploads the graph to the device).
+const graphWarmup = 3
+
+// TimeGraph times fn the way serving engines run decode: it captures one
+// call of fn into a graph (stream capture on the Context's stream),
+// instantiates it, replays it graphWarmup times, then reps times with an
+// event recorded on the stream before and after each replay, and returns
+// each replay's GPU time in microseconds, like Time. The launches inside a
+// replay follow each other with no host in between, so their launch gaps
+// are the device's, not this package's.
+//
+// fn runs once, on the driver thread, and may only call Launch: its
+// launches are recorded, not run, so copies, memsets, allocations,
+// synchronization and timing are refused during it.
+//
+// The capture mode is thread-local (CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+// hipStreamCaptureModeThreadLocal = 1). Relaxed mode would let an unsafe
+// call on the capturing thread (an allocation, a synchronous copy) go
+// through while its effect is missing from the graph; thread-local makes it
+// fail and invalidate the capture, so a bad graph is never timed. Global
+// mode would add the same restriction to every other thread of the process
+// (another Context, a library) for no gain: this Context's calls all come
+// from its one driver thread, which also ends the capture, as every mode
+// but relaxed requires.
+//
+// Whatever fails (fn, ending the capture, instantiation, a replay), the
+// capture is ended, the graph and its executable instance are destroyed
+// once, and the stream stays usable for the next Launch, Time or
+// TimeGraph.
+func (c *Context) TimeGraph(reps int, fn func() error) ([]float64, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("driver: TimeGraph(%d): reps must be positive", reps)
+	}
+	out := make([]float64, reps)
+	err := c.do(func() (err error) {
+		if err := c.notCapturing("TimeGraph"); err != nil {
+			return err
+		}
+		if missing := c.api.missingGraph(); len(missing) > 0 {
+			return fmt.Errorf("driver: TimeGraph: the %s driver lacks %s (graph capture and replay); time eager launches (Time) instead",
+				c.info.Backend, strings.Join(missing, ", "))
+		}
+		graph, err := c.capture(fn)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if derr := c.check("GraphDestroy", c.api.GraphDestroy(graph)); derr != nil && err == nil {
+				err = derr
+			}
+		}()
+		var exec uintptr
+		if err := c.check("GraphInstantiate", c.api.GraphInstantiate(&exec, graph, 0)); err != nil {
+			return fmt.Errorf("instantiate the captured graph: %w", err)
+		}
+		defer func() {
+			if derr := c.check("GraphExecDestroy", c.api.GraphExecDestroy(exec)); derr != nil && err == nil {
+				err = derr
+			}
+		}()
+		for i := 0; i < graphWarmup; i++ {
+			if err := c.check("GraphLaunch", c.api.GraphLaunch(exec, c.stream)); err != nil {
+				return fmt.Errorf("warm-up replay %d: %w", i, err)
+			}
+		}
+		return c.timeRuns(out, func(i int) error {
+			if err := c.check("GraphLaunch", c.api.GraphLaunch(exec, c.stream)); err != nil {
+				return fmt.Errorf("timed replay %d: %w", i, err)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// capture records fn's launches on the Context's stream into a graph
+// (driver thread). The capture is ended on every path, a failing or
+// panicking fn included, so the stream never stays in capture mode; on an
+// error no graph is left behind.
+func (c *Context) capture(fn func() error) (uintptr, error) {
+	if err := c.check("StreamBeginCapture", c.api.StreamBeginCapture(c.stream, captureModeThreadLocal)); err != nil {
+		return 0, err
+	}
+	c.capturing = true
+	ferr := c.safe(fn)
+	c.capturing = false
+	var graph uintptr
+	code := c.api.StreamEndCapture(c.stream, &graph)
+	if code != 0 {
+		// The driver returns no graph when ending fails (NULL for an
+		// invalidated capture): there is nothing to destroy.
+		err := c.check("StreamEndCapture", code)
+		if ferr != nil {
+			return 0, fmt.Errorf("captured run: %w (and then %v)", ferr, err)
+		}
+		return 0, err
+	}
+	if ferr != nil {
+		if graph != 0 {
+			c.api.GraphDestroy(graph)
+		}
+		return 0, fmt.Errorf("captured run: %w", ferr)
+	}
+	if graph == 0 {
+		return 0, fmt.Errorf("driver: %s succeeded without a graph", c.api.symbol("StreamEndCapture"))
+	}
+	return graph, nil
 }

@@ -206,14 +206,15 @@ func TestSymbolTable(t *testing.T) {
 		}
 		msg := err.Error()
 		for _, want := range map[Backend][]string{
-			CUDA: {"cuInit", "cuLaunchKernel", "cuMemAlloc_v2", "cuDevicePrimaryCtxRetain", "cuEventElapsedTime"},
-			HIP:  {"hipInit", "hipModuleLaunchKernel", "hipMalloc", "hipSetDevice", "hipEventCreateWithFlags"},
+			CUDA: {"cuInit", "cuLaunchKernel", "cuMemAlloc_v2", "cuDevicePrimaryCtxRetain", "cuEventElapsedTime", "cuStreamCreate", "cuStreamDestroy_v2"},
+			HIP:  {"hipInit", "hipModuleLaunchKernel", "hipMalloc", "hipSetDevice", "hipEventCreateWithFlags", "hipStreamCreateWithFlags", "hipStreamDestroy"},
 		}[b] {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s: missing-symbol error lacks %s: %s", b, want, msg)
 			}
 		}
-		for _, opt := range []string{"GetErrorName", "LoadDataEx"} {
+		// Graph support is optional: eager launches work without it.
+		for _, opt := range []string{"GetErrorName", "LoadDataEx", "Capture", "Graph"} {
 			if strings.Contains(msg, opt) {
 				t.Errorf("%s: optional %s reported missing", b, opt)
 			}
@@ -648,6 +649,48 @@ extern "C" __global__ void spin(float* y, int iters) {
 	t.Logf("spin 1e3: %.1f us, 1e6: %.1f us", short, long)
 	if !(long > 10*short) {
 		t.Errorf("event timing implausible: %.1f us vs %.1f us", long, short)
+	}
+
+	// Graphs: a captured launch is recorded, not run, and each replay runs
+	// it with the captured arguments; replays time like eager launches.
+	if err := c.Memset32(py, 0x7FC00000, n+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.TimeGraph(1, func() error {
+		return c.Launch(f, [3]uint32{(n + 255) / 256, 1, 1}, [3]uint32{256, 1, 1}, 0, px, py, float32(3), int32(n), uint32(7))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Download(got, py); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range bytesf32(got)[:n] {
+		if want := 3*x[i] + float32(7+i); v != want {
+			t.Fatalf("after graph replays: y[%d] = %g, want %g", i, v, want)
+		}
+	}
+	graphIt := func(iters int32) float64 {
+		us, err := c.TimeGraph(5, func() error { return c.Launch(spin, [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, 0, py, iters) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range us {
+			if !(v > 0) {
+				t.Fatalf("graph replay time %v", us)
+			}
+		}
+		return us[len(us)-1]
+	}
+	gshort, glong := graphIt(1000), graphIt(1000000)
+	t.Logf("graph-timed spin 1e3: %.1f us, 1e6: %.1f us", gshort, glong)
+	if !(glong > 10*gshort) || glong > 2*long || long > 2*glong {
+		t.Errorf("graph timing implausible: %.1f us vs %.1f us (eager %.1f us)", glong, gshort, long)
+	}
+	if _, err := c.TimeGraph(2, func() error { return errors.New("boom") }); err == nil || !strings.Contains(err.Error(), "captured run: boom") {
+		t.Errorf("failed capture: %v", err)
+	}
+	if us := timeIt(1000); !(us > 0) {
+		t.Errorf("eager timing after a failed capture: %v", us)
 	}
 
 	// Callers on many goroutines share the context.

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,13 @@ type FakeKernel func(grid, block [3]uint32, args []unsafe.Pointer, mem func(p Pt
 // is Go memory, modules are lists of kernel names, events read a clock that
 // each launch advances by 0.5 ms. It records which OS thread every call
 // came from, so tests can check that all calls ran on the driver thread.
+//
+// It knows only the streams it created: launches and events on the NULL
+// stream fail (400), so everything must go to the Context's stream. A
+// launch on a capturing stream is recorded (its kernel parameters copied,
+// as the real driver does) instead of run; a graph replay runs the recorded
+// launches in order. Capture, graph and stream calls are appended to
+// graphLog, so tests can check their order and pairing.
 type fakeDriver struct {
 	backend Backend
 	kernels map[string]FakeKernel
@@ -28,6 +36,9 @@ type fakeDriver struct {
 	warp      int32
 	nameFunc  bool // provide the driver's error-name entry point
 	syncFault int32
+	noGraph   bool  // leave the graph entry points out, like an old driver
+	instCode  int32 // GraphInstantiate's result
+	endCode   int32 // StreamEndCapture's result (901: the capture was invalidated)
 
 	tid       atomic.Int64
 	offThread atomic.Int32
@@ -48,13 +59,29 @@ type fakeDriver struct {
 	launches  int
 	images    []string
 	pending   int32 // execution error reported at the next sync
+
+	// Streams and graphs.
+	nextHandle    uintptr
+	streams       map[uintptr]uint32 // stream -> creation flags
+	capturing     uintptr            // the stream in capture, 0 when none
+	captureMode   int32
+	invalidated   bool       // an unsafe call was made during the capture
+	recorded      []fakeNode // launches of the capture in progress
+	graphs        map[uintptr][]fakeNode
+	execs         map[uintptr][]fakeNode
+	graphLaunches int
+	graphLog      []string
 }
+
+// fakeNode is a recorded launch: it runs the kernel and returns its code.
+type fakeNode func() int32
 
 func newFake(b Backend) *fakeDriver {
 	return &fakeDriver{
 		backend: b, kernels: map[string]FakeKernel{}, arity: map[string]int{}, devices: 1, warp: 32, nameFunc: true,
 		mem: map[uint64][]byte{}, next: 0x7f0000000000, modules: map[uintptr][]string{},
 		events: map[uintptr]float32{}, nextEvent: 0x100, setDevice: -1, syncFault: 700,
+		nextHandle: 0x5000, streams: map[uintptr]uint32{}, graphs: map[uintptr][]fakeNode{}, execs: map[uintptr][]fakeNode{},
 	}
 }
 
@@ -68,6 +95,27 @@ func (f *fakeDriver) on() {
 	if f.tid.Load() != tid {
 		f.offThread.Add(1)
 	}
+}
+
+// unsafeCall emulates a call that stream capture forbids (locked by the
+// caller): during a capture it fails and invalidates the capture.
+func (f *fakeDriver) unsafeCall() int32 {
+	if f.capturing != 0 {
+		f.invalidated = true
+		return 900
+	}
+	return 0
+}
+
+// handle returns a fresh handle (locked by the caller).
+func (f *fakeDriver) handle() uintptr {
+	f.nextHandle += 0x10
+	return f.nextHandle
+}
+
+// logf appends to graphLog (locked by the caller).
+func (f *fakeDriver) logf(format string, args ...any) {
+	f.graphLog = append(f.graphLog, fmt.Sprintf(format, args...))
 }
 
 // region returns the bytes of [p, p+n) or nil (locked by the caller).
@@ -218,6 +266,9 @@ func (f *fakeDriver) table() *syms {
 		f.on()
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		if code := f.unsafeCall(); code != 0 {
+			return code
+		}
 		r := f.region(dst, 4*int(n))
 		if r == nil {
 			return 1
@@ -234,43 +285,69 @@ func (f *fakeDriver) table() *syms {
 			f.mu.Unlock()
 			return 400
 		}
+		if _, ok := f.streams[stream]; !ok {
+			f.mu.Unlock()
+			return 400
+		}
 		name := f.funcs[fn-1]
 		k, nargs := f.kernels[name], f.arity[name]
 		f.mu.Unlock()
 		if bx*by*bz > 1024 || extra != nil {
 			return 1
 		}
-		if name == "trap" {
-			f.mu.Lock()
-			f.pending = f.syncFault
-			f.mu.Unlock()
-			return 0
-		}
-		if k == nil {
-			return 98
-		}
 		var args []unsafe.Pointer
 		if params != nil {
-			args = unsafe.Slice(params, nargs)
+			// Copy the parameters (8-byte slots, see kernelParams), as the
+			// driver does at launch: a recorded launch replays these values.
+			slots := make([]uint64, nargs)
+			args = make([]unsafe.Pointer, nargs)
+			for i, p := range unsafe.Slice(params, nargs) {
+				slots[i] = *(*uint64)(p)
+				args[i] = unsafe.Pointer(&slots[i])
+			}
 		} else if nargs != 0 {
 			return 1
 		}
-		mem := func(p Ptr, n int) []byte {
+		grid, block := [3]uint32{gx, gy, gz}, [3]uint32{bx, by, bz}
+		run := func() int32 {
+			if name == "trap" {
+				f.mu.Lock()
+				f.pending = f.syncFault
+				f.mu.Unlock()
+				return 0
+			}
+			if k == nil {
+				return 98
+			}
+			mem := func(p Ptr, n int) []byte {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				return f.region(uint64(p), n)
+			}
+			code := k(grid, block, args, mem)
 			f.mu.Lock()
-			defer f.mu.Unlock()
-			return f.region(uint64(p), n)
+			f.launches++
+			f.clock += 0.5
+			f.mu.Unlock()
+			return code
 		}
-		code := k([3]uint32{gx, gy, gz}, [3]uint32{bx, by, bz}, args, mem)
 		f.mu.Lock()
-		f.launches++
-		f.clock += 0.5
+		if f.capturing == stream {
+			f.recorded = append(f.recorded, run)
+			f.logf("record %s", name)
+			f.mu.Unlock()
+			return 0
+		}
 		f.mu.Unlock()
-		return code
+		return run()
 	}
 	s.Synchronize = func() int32 {
 		f.on()
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		if code := f.unsafeCall(); code != 0 {
+			return code
+		}
 		return f.pending
 	}
 	s.EventCreate = func(ev *uintptr, flags uint32) int32 {
@@ -286,8 +363,14 @@ func (f *fakeDriver) table() *syms {
 		f.on()
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if _, ok := f.events[ev]; !ok || stream != 0 {
+		if _, ok := f.events[ev]; !ok {
 			return 400
+		}
+		if _, ok := f.streams[stream]; !ok {
+			return 400
+		}
+		if stream == f.capturing {
+			return 900 // the fake does not capture events
 		}
 		f.events[ev] = f.clock
 		return 0
@@ -310,6 +393,30 @@ func (f *fakeDriver) table() *syms {
 		defer f.mu.Unlock()
 		delete(f.events, ev)
 		return 0
+	}
+	s.StreamCreate = func(stream *uintptr, flags uint32) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		h := f.handle()
+		f.streams[h] = flags
+		f.logf("stream-create")
+		*stream = h
+		return 0
+	}
+	s.StreamDestroy = func(stream uintptr) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.logf("stream-destroy")
+		if _, ok := f.streams[stream]; !ok || stream == f.capturing {
+			return 400
+		}
+		delete(f.streams, stream)
+		return 0
+	}
+	if !f.noGraph {
+		f.graphTable(s)
 	}
 	if f.backend == CUDA {
 		s.PrimaryCtxRetain = func(ctx *uintptr, dev int32) int32 {
@@ -349,6 +456,110 @@ func (f *fakeDriver) table() *syms {
 		}
 	}
 	return s
+}
+
+// graphTable fills the capture and graph entry points.
+func (f *fakeDriver) graphTable(s *syms) {
+	s.StreamBeginCapture = func(stream uintptr, mode int32) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.logf("begin")
+		if _, ok := f.streams[stream]; !ok {
+			return 400 // the NULL stream among them: it cannot be captured
+		}
+		if f.capturing != 0 {
+			return 401
+		}
+		f.capturing, f.captureMode, f.invalidated, f.recorded = stream, mode, false, nil
+		return 0
+	}
+	s.StreamEndCapture = func(stream uintptr, graph *uintptr) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.logf("end")
+		if f.capturing == 0 || stream != f.capturing {
+			return 401 // not capturing: illegal state
+		}
+		f.capturing = 0
+		*graph = 0
+		if f.invalidated {
+			return 901
+		}
+		if f.endCode != 0 {
+			return f.endCode
+		}
+		h := f.handle()
+		f.graphs[h] = f.recorded
+		f.recorded = nil
+		*graph = h
+		return 0
+	}
+	s.GraphInstantiate = func(exec *uintptr, graph uintptr, flags uint64) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.logf("instantiate")
+		nodes, ok := f.graphs[graph]
+		if !ok {
+			return 400
+		}
+		if flags != 0 {
+			return 1
+		}
+		if f.instCode != 0 {
+			return f.instCode
+		}
+		h := f.handle()
+		f.execs[h] = append([]fakeNode(nil), nodes...)
+		*exec = h
+		return 0
+	}
+	s.GraphLaunch = func(exec uintptr, stream uintptr) int32 {
+		f.on()
+		f.mu.Lock()
+		f.logf("launch")
+		nodes, ok := f.execs[exec]
+		if _, known := f.streams[stream]; !ok || !known {
+			f.mu.Unlock()
+			return 400
+		}
+		if f.capturing != 0 {
+			f.mu.Unlock()
+			return 900
+		}
+		f.graphLaunches++
+		f.mu.Unlock()
+		for _, run := range nodes {
+			if code := run(); code != 0 {
+				return code
+			}
+		}
+		return 0
+	}
+	s.GraphExecDestroy = func(exec uintptr) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.logf("exec-destroy")
+		if _, ok := f.execs[exec]; !ok {
+			return 400
+		}
+		delete(f.execs, exec)
+		return 0
+	}
+	s.GraphDestroy = func(graph uintptr) int32 {
+		f.on()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.logf("graph-destroy")
+		if _, ok := f.graphs[graph]; !ok {
+			return 400
+		}
+		delete(f.graphs, graph)
+		return 0
+	}
 }
 
 // kernel registers an emulated kernel taking nargs parameters.

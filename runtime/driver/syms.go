@@ -45,6 +45,27 @@ type syms struct {
 	EventSynchronize func(ev uintptr) int32                      `cuda:"cuEventSynchronize" hip:"hipEventSynchronize"`
 	EventElapsedTime func(ms *float32, start, end uintptr) int32 `cuda:"cuEventElapsedTime" hip:"hipEventElapsedTime"`
 	EventDestroy     func(ev uintptr) int32                      `cuda:"cuEventDestroy_v2" hip:"hipEventDestroy"`
+	// The Context's stream (see Context.stream for why it exists and why it
+	// is a blocking stream). cuda.h: cuStreamCreate(CUstream *phStream,
+	// unsigned int Flags), cuStreamDestroy is #defined to cuStreamDestroy_v2
+	// (CUstream); hip_runtime_api.h: hipStreamCreateWithFlags(hipStream_t*,
+	// unsigned int), hipStreamDestroy(hipStream_t).
+	StreamCreate  func(stream *uintptr, flags uint32) int32 `cuda:"cuStreamCreate" hip:"hipStreamCreateWithFlags"`
+	StreamDestroy func(stream uintptr) int32                `cuda:"cuStreamDestroy_v2" hip:"hipStreamDestroy"`
+	// Graph capture and replay (TimeGraph). Optional: without them a driver
+	// still runs eager launches, and TimeGraph names what is missing.
+	// cuda.h #defines cuStreamBeginCapture to cuStreamBeginCapture_v2
+	// (CUstream, CUstreamCaptureMode) (the unversioned symbol is CUDA 10.0's,
+	// without the mode); cuStreamEndCapture(CUstream, CUgraph*);
+	// cuGraphInstantiateWithFlags(CUgraphExec*, CUgraph, unsigned long long);
+	// cuGraphLaunch(CUgraphExec, CUstream); cuGraphExecDestroy(CUgraphExec);
+	// cuGraphDestroy(CUgraph). The hip* entry points have the same shapes.
+	StreamBeginCapture func(stream uintptr, mode int32) int32                 `cuda:"cuStreamBeginCapture_v2" hip:"hipStreamBeginCapture" opt:"1"`
+	StreamEndCapture   func(stream uintptr, graph *uintptr) int32             `cuda:"cuStreamEndCapture" hip:"hipStreamEndCapture" opt:"1"`
+	GraphInstantiate   func(exec *uintptr, graph uintptr, flags uint64) int32 `cuda:"cuGraphInstantiateWithFlags" hip:"hipGraphInstantiateWithFlags" opt:"1"`
+	GraphLaunch        func(exec uintptr, stream uintptr) int32               `cuda:"cuGraphLaunch" hip:"hipGraphLaunch" opt:"1"`
+	GraphExecDestroy   func(exec uintptr) int32                               `cuda:"cuGraphExecDestroy" hip:"hipGraphExecDestroy" opt:"1"`
+	GraphDestroy       func(graph uintptr) int32                              `cuda:"cuGraphDestroy" hip:"hipGraphDestroy" opt:"1"`
 	// Binding the device to the driver thread: CUDA retains the device's
 	// primary context and makes it current; HIP selects the device.
 	PrimaryCtxRetain  func(ctx *uintptr, dev int32) int32 `cuda:"cuDevicePrimaryCtxRetain"`
@@ -78,6 +99,30 @@ func symbolNames(b Backend) map[string]string {
 	}
 	return m
 }
+
+// graphFields are the table fields TimeGraph needs.
+var graphFields = []string{"StreamBeginCapture", "StreamEndCapture", "GraphInstantiate", "GraphLaunch", "GraphExecDestroy", "GraphDestroy"}
+
+// missingGraph lists the entry points of graphFields the library lacks.
+func (s *syms) missingGraph() []string {
+	v := reflect.ValueOf(s).Elem()
+	var missing []string
+	for _, f := range graphFields {
+		if v.FieldByName(f).IsNil() {
+			missing = append(missing, s.symbol(f))
+		}
+	}
+	return missing
+}
+
+// Stream creation flags and capture modes. cuda.h: CU_STREAM_DEFAULT = 0x0
+// (CUstream_flags); CUstreamCaptureMode: CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+// _THREAD_LOCAL = 1, _RELAXED = 2. hip_runtime_api.h: hipStreamDefault =
+// 0x00; hipStreamCaptureModeGlobal = 0, ThreadLocal = 1, Relaxed = 2.
+const (
+	streamDefault          = 0
+	captureModeThreadLocal = 1
+)
 
 // Attribute ids of the four device facts Info reports. CUDA: CUdevice_attribute.
 // HIP: hipDeviceAttribute_t, whose CUDA-compatible range has kept these
