@@ -60,13 +60,19 @@ func newExplainCmd() *cobra.Command {
 file) or on the local Vulkan device (--device), prints the chosen variant
 with its reasons, then every other candidate with the rule it failed or the
 preference key it lost on. Selection rules live in templates/kernels.yaml
-and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
+and templates/archs/*.yaml; KGEN_FORCE (FAMILY:name=value,... or a variant
+name) narrows the candidates, and a value naming no family or variant of
+the table is exit 2.`,
 		Example: `  gen explain --arch gfx1200 --family gemv --dtype bf16 --m 1 --n 151936 --k 1024
   gen explain --device --family gemv --dtype f16 --m 4 --n 4096 --k 4096
-  KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096`,
+  KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096
+  KGEN_FORCE=gemv_bf16_p4_r2_t1_wg128 gen explain --arch gfx1200 --dtype bf16`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkExplainOp(op); err != nil {
+				return &exitError{2, err}
+			}
+			if err := kruntime.ForceError(); err != nil {
 				return &exitError{2, err}
 			}
 			var dev kruntime.Device
