@@ -848,7 +848,8 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 	for _, k := range BuildArchNames {
 		constraintNames[k] = true
 	}
-	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs}
+	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs, Values: stringValues(f)}
+	constraintDecl.Values["target"] = []string{"amdgcn", "cuda"}
 	for i, rr := range rf.Constraints {
 		r, err := l.rule(rr, constraintDecl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 			return b.Child("constraints").Index(uint(i)).Child("rule")
@@ -918,7 +919,7 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		for _, k := range OpNames {
 			selNames[k] = true
 		}
-		decl := expr.Decl{Names: selNames, Funcs: funcs}
+		decl := expr.Decl{Names: selNames, Funcs: funcs, Values: stringValues(f)}
 		f.Select = &Select{}
 		lists := []struct {
 			key string
@@ -1114,7 +1115,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("%d prefer keys for %s; at most %d", len(ra.Prefer[fam]), fam, MaxPreferKeys)}
 		}
 		for i, rr := range ra.Prefer[fam] {
-			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}},
+			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}, Values: stringValues(f)},
 				at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 					return b.Child("prefer").Child(fam).Index(uint(i)).Child("rule")
 				}))
@@ -1125,6 +1126,36 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		}
 	}
 	return a, nil
+}
+
+// stringValues maps each of the family's parameters (axes and derived)
+// that takes a string value to every value it takes, in spec order: a rule
+// comparing it with any other string is refused (see expr.Decl.Values).
+func stringValues(f *Family) map[string][]string {
+	all := map[string][]string{}
+	add := func(k, v string) {
+		if !contains(all[k], v) {
+			all[k] = append(all[k], v)
+		}
+	}
+	for _, ax := range f.Axes {
+		for _, v := range ax.Values {
+			add(ax.Name, v)
+			for _, k := range sortedKeys(ax.Derive[v]) {
+				add(k, ax.Derive[v][k])
+			}
+		}
+	}
+	out := map[string][]string{}
+	for k, vs := range all {
+		for _, v := range vs {
+			if !digitsRe.MatchString(v) {
+				out[k] = vs
+				break
+			}
+		}
+	}
+	return out
 }
 
 func scalar(v any) (string, bool, error) {
