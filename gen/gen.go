@@ -97,6 +97,9 @@ func Load(o *Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := expand.CheckRules(s, vs); err != nil {
+		return nil, err
+	}
 	return &Plan{Spec: s, Variants: vs}, nil
 }
 
