@@ -93,6 +93,11 @@ const (
 	// MaxCombinations bounds the product of a family's axis sizes, which
 	// expansion walks for every arch (gemv has a few thousand).
 	MaxCombinations = 1 << 17
+	// DefaultMaxVariants bounds the variants one family expands to on one
+	// arch unless the family sets max_variants: every variant is a kernel
+	// in generated/ and a table row, so growing an axis tenfold should be a
+	// decision, not a surprise. The largest today is gemv on sm90, 2224.
+	DefaultMaxVariants = 4096
 )
 
 // badText says what is wrong with a doc, why or rule text, or "". Text is
@@ -561,6 +566,7 @@ type rawFamily struct {
 	Constraints []*rawRule        `yaml:"constraints"`
 	Vulkan      *rawVulkan        `yaml:"vulkan"`
 	Select      *rawSelect        `yaml:"select"`
+	MaxVariants *int              `yaml:"max_variants"`
 }
 
 type rawAxis struct {
@@ -714,6 +720,9 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		}
 	}
 	f := &Family{Name: name, Doc: rf.Doc, Templates: map[string]string{}, Pos: here}
+	if err := maxVariants(f, rf, at); err != nil {
+		return nil, err
+	}
 	if len(rf.Templates) == 0 {
 		return nil, &Error{here, fmt.Sprintf("family %s has no templates (want templates: {hip: ..., vulkan: ...})", name)}
 	}
@@ -1126,6 +1135,20 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		}
 	}
 	return a, nil
+}
+
+// maxVariants sets f.MaxVariants from the family's max_variants key.
+func maxVariants(f *Family, rf *rawFamily, at func(func(*yaml.PathBuilder) *yaml.PathBuilder) Pos) error {
+	f.MaxVariants = DefaultMaxVariants
+	if rf == nil || rf.MaxVariants == nil {
+		return nil
+	}
+	f.MaxVariantsPos = at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("max_variants") })
+	if n := *rf.MaxVariants; n < 1 || n > MaxCombinations {
+		return &Error{f.MaxVariantsPos, fmt.Sprintf("max_variants %d; allowed: 1..%d", n, MaxCombinations)}
+	}
+	f.MaxVariants = *rf.MaxVariants
+	return nil
 }
 
 // stringValues maps each of the family's parameters (axes and derived)
