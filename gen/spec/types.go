@@ -53,7 +53,12 @@ type Family struct {
 	// checked against runtime/ref (contract.go).
 	Launch *Launch
 	Verify *Verify
-	Pos    Pos
+	// MaxVariants bounds the variants the family may expand to on one arch
+	// (DefaultMaxVariants unless the spec sets max_variants); MaxVariantsPos
+	// is where the spec sets it (zero when it does not).
+	MaxVariants    int
+	MaxVariantsPos Pos
+	Pos            Pos
 }
 
 // Axis is one dimension of a family's variant space.
