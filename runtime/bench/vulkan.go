@@ -13,10 +13,11 @@ import (
 type Pipelines interface {
 	// Device is the device as the runtime sees it (class, wave, limits).
 	Device() kruntime.Device
-	// Pipeline returns v's pipeline: its blob, its specialization
-	// constants, one binding per contract buffer and the contract's push
-	// constants.
-	Pipeline(v *table.Variant) (*vulkan.Pipeline, error)
+	// Pipeline returns the pipeline of l's variant: its blob, its
+	// specialization constants (the contract's workgroup parameter set to
+	// l.Workgroup), a binding per planned buffer and l.Push() bytes of
+	// push constants.
+	Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error)
 }
 
 // VulkanTimer times SPIR-V variants of any family with Vulkan timestamps:
@@ -69,7 +70,7 @@ func (t *VulkanTimer) Time(v *table.Variant, op kruntime.Op) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	pl, err := t.R.Pipeline(v)
+	pl, err := t.R.Pipeline(l)
 	if err != nil {
 		return 0, err
 	}

@@ -2,19 +2,20 @@ package bench
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
 	"github.com/kgen-dev/kgen/runtime/ref"
-	"github.com/kgen-dev/kgen/runtime/table"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
-// contractPipes builds pipelines from the launch contract alone: one
-// binding per buffer, the Vulkan arguments as push constants, the
-// workgroup size into the contract's workgroup parameter.
+// contractPipes builds pipelines from the planned launch alone, as
+// verify.VulkanRunner does: a binding per buffer, the Vulkan arguments as
+// push constants, the workgroup size into the contract's workgroup
+// parameter.
 type contractPipes struct {
 	d    *vulkan.Device
 	dev  kruntime.Device
@@ -23,8 +24,10 @@ type contractPipes struct {
 
 func (p *contractPipes) Device() kruntime.Device { return p.dev }
 
-func (p *contractPipes) Pipeline(v *table.Variant) (*vulkan.Pipeline, error) {
-	if pl := p.pipe[v.Key()]; pl != nil {
+func (p *contractPipes) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
+	v := l.Variant
+	key := fmt.Sprintf("%s wg%d", v.Key(), l.Workgroup)
+	if pl := p.pipe[key]; pl != nil {
 		return pl, nil
 	}
 	fam, err := kruntime.Contract(v.Family)
@@ -39,21 +42,15 @@ func (p *contractPipes) Pipeline(v *table.Variant) (*vulkan.Pipeline, error) {
 	for _, sc := range v.Spec {
 		val := sc.Value
 		if sc.Param == fam.Launch.WorkgroupParam {
-			val = uint32(kruntime.WorkgroupSize(v, p.dev))
+			val = uint32(l.Workgroup)
 		}
 		spec = append(spec, vulkan.SpecConst{ID: sc.ID, Value: val})
 	}
-	args := 0
-	for _, a := range fam.Launch.Args {
-		if a.Backend == "" || a.Backend == "vulkan" {
-			args++
-		}
-	}
-	pl, err := p.d.NewPipeline(blob, "main", spec, len(fam.Launch.Buffers), 4*args)
+	pl, err := p.d.NewPipeline(blob, "main", spec, len(l.Buffers), len(l.Push()))
 	if err != nil {
 		return nil, err
 	}
-	p.pipe[v.Key()] = pl
+	p.pipe[key] = pl
 	return pl, nil
 }
 
