@@ -179,7 +179,7 @@ func TestNotEligible(t *testing.T) {
 		t.Errorf("k=1000: %q %v (%v)", why, ok, err)
 	}
 	_, err = Measure(tileTimer{}, dev, kruntime.Op{Family: "quant_q8k", Dtype: "f32", M: 1, N: 1, K: 256, Align: 2}, nil)
-	if why, ok := NotEligible(err); !ok || !strings.Contains(why, "no variant serves") {
+	if why, ok := NotEligible(err); !ok || !strings.HasPrefix(why, "not eligible: no variant serves") {
 		t.Errorf("align 2: %q %v (%v)", why, ok, err)
 	}
 	boom := errors.New("boom")

@@ -97,8 +97,8 @@ func Measure(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache *krunt
 }
 
 // NotEligible returns why an error of Measure says the op is not served
-// (outside the family's rules, or no variant eligible): the case is
-// reported and skipped, not a failure.
+// (outside the family's rules, or no variant eligible), as a line starting
+// "not eligible: ": the case is reported and skipped, not a failure.
 func NotEligible(err error) (string, bool) {
 	var ne *kruntime.NotEligibleError
 	var nv *kruntime.NoVariantError
@@ -106,7 +106,7 @@ func NotEligible(err error) (string, bool) {
 	case errors.As(err, &ne):
 		return ne.Error(), true
 	case errors.As(err, &nv):
-		return nv.Error(), true
+		return "not eligible: " + nv.Error(), true
 	}
 	return "", false
 }
