@@ -110,7 +110,12 @@ the table is exit 2.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.Params)
+			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.ParamString())
+			if l, err := kruntime.Plan(ch.Variant, dev, op); err == nil {
+				fmt.Fprintf(w, "  launch: %s\n", l)
+			} else {
+				fmt.Fprintf(w, "  launch: %v\n", err)
+			}
 			if ch.Tuned {
 				fmt.Fprintf(w, "  tuned pick: %s; heuristic pick: %s\n", ch.Variant.Name, ch.Heuristic.Name)
 			} else if es := kruntime.ActiveTuneCache().ForArch(dev.Arch, op); len(es) > 0 && !useDevice {
