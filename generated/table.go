@@ -13855,6 +13855,7 @@ var Families = []table.Family{
 		},
 	},
 	{
+		Baseline: "layout == \"thread\"",
 		Eligible: []table.Rule{},
 		Launch: table.Launch{
 			Args: []table.Arg{{
@@ -13971,6 +13972,7 @@ var Families = []table.Family{
 		},
 	},
 	{
+		Baseline: "layout == \"thread\"",
 		Eligible: []table.Rule{{
 			Expr: "align % (16 / act_bytes(dtype)) == 0",
 			Why:  "the HIP kernels read rows with loads of up to 16 bytes: the X offset must be 16-byte aligned",

@@ -569,6 +569,9 @@ type rawFamily struct {
 	Launch      *rawLaunch        `yaml:"launch"`
 	Verify      *rawVerify        `yaml:"verify"`
 	MaxVariants *int              `yaml:"max_variants"`
+	Bench       *struct {
+		Baseline string `yaml:"baseline"`
+	} `yaml:"bench"`
 }
 
 type rawAxis struct {
@@ -962,6 +965,14 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		return at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return more(b.Child("verify")) })
 	}); err != nil {
 		return nil, err
+	}
+	if rf.Bench != nil {
+		bpos := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("bench").Child("baseline") })
+		r, err := l.rule(&rawRule{Rule: rf.Bench.Baseline, Why: "baseline"}, constraintDecl, bpos)
+		if err != nil {
+			return nil, err
+		}
+		f.Baseline = r
 	}
 	return f, nil
 }

@@ -53,6 +53,9 @@ type Family struct {
 	// checked against runtime/ref (contract.go).
 	Launch *Launch
 	Verify *Verify
+	// Baseline marks the variant `gen bench` measures the others against
+	// (bench.baseline: a condition over the parameters), or nil.
+	Baseline *Rule
 	// MaxVariants bounds the variants the family may expand to on one arch
 	// (DefaultMaxVariants unless the spec sets max_variants); MaxVariantsPos
 	// is where the spec sets it (zero when it does not).

@@ -9,13 +9,6 @@ import (
 	"github.com/kgen-dev/kgen/runtime/table"
 )
 
-// BaselineRule marks a family's baseline, the variant its others are
-// measured against (a rule over the variant's parameters, as in the spec):
-// the quantizers' lane-per-block tile. A family with no variant satisfying
-// it has no baseline. The spec does not name baselines yet; this is the
-// one place that would read it from the family.
-var BaselineRule = `layout == "thread"`
-
 // Measurement is one op timed on one device: what every record (Result,
 // QuantResult) is computed from.
 type Measurement struct {
@@ -32,7 +25,7 @@ type Measurement struct {
 	Times map[string]float64
 	// Variants are the timed variants, by name.
 	Variants map[string]*table.Variant
-	// Baseline is the family's baseline variant for the op (BaselineRule),
+	// Baseline is the family's baseline variant for the op (the spec's bench.baseline),
 	// nil when it has none eligible.
 	Baseline *table.Variant
 	// RotatedBytes is what a timed pass touched (0: the timer does not say).
@@ -60,9 +53,16 @@ func Measure(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache *krunt
 	if err != nil {
 		return nil, err
 	}
-	base, err := expr.ParseTrusted(BaselineRule)
+	// The family's baseline (kernels.yaml, bench.baseline), if it has one.
+	fam, err := kruntime.Contract(op.Family)
 	if err != nil {
 		return nil, err
+	}
+	var base *expr.Expr
+	if fam.Baseline != "" {
+		if base, err = expr.ParseTrusted(fam.Baseline); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range ch.Candidates {
 		v := c.Variant
@@ -71,6 +71,9 @@ func Measure(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache *krunt
 		}
 		if _, ok := m.Times[v.Name]; ok {
 			m.Variants[v.Name] = v
+		}
+		if base == nil {
+			continue
 		}
 		if ok, err := base.Bool(kruntime.Env(op, dev, v)); m.Baseline != nil || err != nil || !ok {
 			continue // a family without the baseline's parameters has none
@@ -230,7 +233,7 @@ type QuantResult struct {
 	// by tile (thread, sg, multi, wg).
 	Times  map[string]float64 `json:"times"`
 	TileUS map[string]float64 `json:"tile_us"`
-	// Baseline is the family's baseline variant (BaselineRule: the
+	// Baseline is the family's baseline variant (the spec's bench.baseline: the
 	// thread-per-block tile) and ThreadUS its time; Best the fastest other
 	// tile, and Speedup ThreadUS / BestUS.
 	Baseline      string  `json:"baseline,omitempty"`

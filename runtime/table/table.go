@@ -128,6 +128,9 @@ type Family struct {
 	Launch Launch
 	// Verify is how the family's kernels are checked against runtime/ref.
 	Verify Verify
+	// Baseline is a condition over a variant's parameters marking the one
+	// `gen bench` measures the others against ("" : none).
+	Baseline string
 }
 
 // Let is a named value computed in order before what uses it.
