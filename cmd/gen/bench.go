@@ -19,7 +19,7 @@ import (
 const rowsDtypes = "f32,bf16"
 
 func newBenchCmd() *cobra.Command {
-	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath string
+	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch string
 	var modules []string
 	var reps, rotateMiB int
 	cmd := &cobra.Command{
@@ -59,6 +59,15 @@ the JSON's not_eligible list, and the run goes on.`,
 			if err != nil {
 				return err
 			}
+			mode, err := bench.ParseLaunchMode(launch)
+			if err != nil {
+				return &exitError{2, fmt.Errorf("--launch: %w", err)}
+			}
+			if backend == "vulkan" {
+				// Vulkan records every timed dispatch in one command buffer:
+				// there is no host launch per kernel to remove.
+				mode = "command-buffer"
+			}
 			var timer kruntime.Timer
 			var dev kruntime.Device
 			switch backend {
@@ -69,7 +78,7 @@ the JSON's not_eligible list, and the run goes on.`,
 				}
 				defer ctx.Close()
 				dev = d
-				r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20}
+				r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20, Launch: mode}
 				defer r.Close()
 				timer = r
 			case "vulkan":
@@ -95,7 +104,7 @@ the JSON's not_eligible list, and the run goes on.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
 			write := func(results []bench.Record, skipped []bench.Skipped) error {
-				return writeBench(out, dev, backend, results, skipped)
+				return writeBench(out, dev, backend, string(mode), results, skipped)
 			}
 			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write); err != nil {
 				return err
@@ -115,6 +124,7 @@ the JSON's not_eligible list, and the run goes on.`,
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes (rows x k families: "+rowsDtypes+" unless given); a family runs the ones it has")
 	cmd.Flags().StringVar(&out, "out", "bench.json", "JSON output")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	cmd.Flags().StringVar(&launch, "launch", "graph", "cuda: graph (the timed launches captured once into a CUDA graph, replays timed, as engines run decode) or eager (each launch from the host); Vulkan always records the dispatches in one command buffer")
 	cmd.Flags().IntVar(&rotateMiB, "rotate-mib", 512, "MiB a timed pass touches at least: in and out buffers rotated over up to 64 copies (past the L2)")
 	cmd.Flags().StringVar(&tunePath, "tune-cache", "", "also record the tuned picks in this tuning cache file")
 	return cmd
@@ -234,8 +244,8 @@ func dedup(list []string) []string {
 
 // writeBench writes a run's JSON: the device, the results and, when there
 // are any, the cases not timed (not_eligible).
-func writeBench(path string, dev kruntime.Device, backend string, results []bench.Record, skipped []bench.Skipped) error {
-	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "results": results}
+func writeBench(path string, dev kruntime.Device, backend, launch string, results []bench.Record, skipped []bench.Skipped) error {
+	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "results": results}
 	if len(skipped) > 0 {
 		doc["not_eligible"] = skipped
 	}

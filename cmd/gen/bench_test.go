@@ -50,7 +50,7 @@ func TestRunBench(t *testing.T) {
 	writes := 0
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
 		writes++
-		return writeBench(out, dev, "cuda", rs, sk)
+		return writeBench(out, dev, "cuda", "graph", rs, sk)
 	}
 	tm := &tileTimer{}
 	if err := runBench(&lines, tm, dev, cases, nil, write); err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 func newTuneCmd() *cobra.Command {
-	var arch, families, shapes, quantShapes, dtypes, cachePath string
+	var arch, families, shapes, quantShapes, dtypes, cachePath, launch string
 	var modules []string
 	var reps int
 	cmd := &cobra.Command{
@@ -37,12 +37,16 @@ gen bench); a case the family does not serve is reported and skipped.`,
 			if err != nil {
 				return err
 			}
+			mode, err := bench.ParseLaunchMode(launch)
+			if err != nil {
+				return &exitError{2, fmt.Errorf("--launch: %w", err)}
+			}
 			ctx, mod, dev, err := openCUDA(arch, modules)
 			if err != nil {
 				return err
 			}
 			defer ctx.Close()
-			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(3, 5))}
+			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(3, 5)), Launch: mode}
 			defer r.Close()
 			cache, note := kruntime.LoadTuneCache(cachePath)
 			if note != "" {
@@ -86,5 +90,6 @@ gen bench); a case the family does not serve is reported and skipped.`,
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&cachePath, "cache", kruntime.DefaultTuneCachePath(), "tuning cache file")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	cmd.Flags().StringVar(&launch, "launch", "graph", "graph (timed launches captured into a CUDA graph, as engines run decode) or eager")
 	return cmd
 }
