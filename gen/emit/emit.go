@@ -112,7 +112,7 @@ func Table(s *spec.Spec, variants []*expand.Variant, artifactOf map[string]*Arti
 		if len(v.Spec) > 0 {
 			var sc []jen.Code
 			for _, c := range v.Spec {
-				sc = append(sc, jen.Values(jen.Lit(int(c.ID)), jen.Lit(c.Param), jen.Lit(int(c.Value))))
+				sc = append(sc, jen.Values(jen.Id("ID").Op(":").Lit(int(c.ID)), jen.Id("Param").Op(":").Lit(c.Param), jen.Id("Value").Op(":").Lit(int(c.Value))))
 			}
 			fields = append(fields, jen.Id("Spec").Op(":").Index().Qual(tablePkg, "SpecConst").Values(sc...))
 		}
