@@ -24,27 +24,7 @@ func TestNewFamilyIsSpecOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and verifies a copy of the module")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatal("go is needed on PATH")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod := filepath.Join(t.TempDir(), "mod")
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() == ".git" || strings.HasPrefix(e.Name(), ".") && e.IsDir() {
-			continue
-		}
-		if err := copyTree(filepath.Join(root, e.Name()), filepath.Join(mod, e.Name())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mod := copyModule(t)
 	before := goSources(t, mod)
 
 	kernels := filepath.Join(mod, "templates", "kernels.yaml")
@@ -63,14 +43,11 @@ func TestNewFamilyIsSpecOnly(t *testing.T) {
 
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(goBin, append([]string{"run", "./cmd/gen"}, args...)...)
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		out, err := cmd.CombinedOutput()
+		out, err := genIn(mod, args...)
 		if err != nil {
-			t.Fatalf("gen %s: %v\n%s", strings.Join(args, " "), err, tail(string(out), 3000))
+			t.Fatalf("gen %s: %v\n%s", strings.Join(args, " "), err, tail(out, 3000))
 		}
-		return string(out)
+		return out
 	}
 	run("-q")
 	out := run("list", "--json", "--family", "gemvcopy", "--arch", "llvmpipe")
@@ -109,6 +86,43 @@ func TestNewFamilyIsSpecOnly(t *testing.T) {
 			t.Errorf("%s appeared outside generated/", p)
 		}
 	}
+}
+
+// copyModule copies the module (everything but dot-directories) to a
+// temporary directory and returns its path.
+func copyModule(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := filepath.Join(t.TempDir(), "mod")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if err := copyTree(filepath.Join(root, e.Name()), filepath.Join(mod, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mod
+}
+
+// genIn runs `go run ./cmd/gen args...` in the module copy mod.
+func genIn(mod string, args ...string) (string, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(goBin, append([]string{"run", "./cmd/gen"}, args...)...)
+	cmd.Dir = mod
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // addFamilyCopy appends a copy of family from's block in kernels.yaml under
