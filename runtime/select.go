@@ -275,7 +275,7 @@ func buildDtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
 	return expr.DtypeFuncs(func(name string) (expr.DtypeFacts, bool) {
 		for _, d := range generated.Dtypes {
 			if d.Name == name {
-				return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}, true
+				return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled, WeightBlock: d.WeightBlock, ActBlock: d.ActBlock}, true
 			}
 		}
 		return expr.DtypeFacts{}, false

@@ -400,5 +400,9 @@ func containsName(names []string, n string) bool {
 
 // dtypeFuncNames are the functions rules call on a dtype name.
 func dtypeFuncNames() map[string]bool {
-	return map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}
+	m := map[string]bool{}
+	for _, f := range expr.DtypeFuncNames {
+		m[f] = true
+	}
+	return m
 }

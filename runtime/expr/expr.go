@@ -57,7 +57,11 @@ type Decl struct {
 // scope already (the generated table's): any name, the dtype functions and
 // the builtins.
 func ParseTrusted(src string) (*Expr, error) {
-	return Parse(src, Decl{AnyName: true, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}})
+	funcs := map[string]bool{}
+	for _, f := range DtypeFuncNames {
+		funcs[f] = true
+	}
+	return Parse(src, Decl{AnyName: true, Funcs: funcs})
 }
 
 // Expr is a parsed, validated expression.
