@@ -38,7 +38,8 @@ generate: deps ## regenerate generated/ (go generate ./...)
 check: deps ## fail if generated/ is stale
 	$(GO) run ./cmd/gen --check
 
-test: deps ## the CI gate: gen --check, go vet, every test (SPIR-V on lavapipe)
+test: deps ## the CI gate: go mod tidy, gen --check, go vet, every test (SPIR-V on lavapipe)
+	$(GO) mod tidy -diff
 	$(GO) run ./cmd/gen --check
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...

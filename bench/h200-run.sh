@@ -6,7 +6,10 @@
 #           compute-sanitizer memcheck on tail shapes
 #   verifycuda  the CUDA half of verify, and memcheck of one tensor-core variant
 #   cublas  cuBLAS (torch) and copy/read bandwidth for the GEMV suite
-#   cuda    GEMV bench, CUDA path, bf16     fp8     the same, fp8e4m3_bf16
+#   cuda    GEMV bench, CUDA path, bf16, graph-timed (captured once, replays
+#           timed, as engines run decode)   fp8     the same, fp8e4m3_bf16
+#   eager   the cuda phase with --launch eager (host launches in the timed
+#           region), for the launch overhead side by side
 #   vulkan  GEMV bench, Vulkan path, bf16   quant   Q8_K / Q8_1 bench, both paths
 #   tune    gen tune on the Qwen3-0.6B decode list (its time is the cost of tuning)
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
@@ -67,12 +70,12 @@ for phase in "$@"; do
     memcheck ${MEMCHECK:-gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 gemv_f16_p8_r16_t4_mma512} ;;
   cublas)
     log "cublas"
-    PYTHONUNBUFFERED=1 timeout "$(budget cublas 150)" python3 bench/cublas.py bench/decode-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
+    PYTHONUNBUFFERED=1 timeout "$(budget cublas 300)" python3 bench/cublas.py bench/decode-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
     tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt" ;;
-  cuda|fp8)
-    build; d=bf16; [ $phase = fp8 ] && d=fp8e4m3_bf16
+  cuda|fp8|eager)
+    build; d=bf16; [ $phase = fp8 ] && d=fp8e4m3_bf16; lm=graph; [ $phase = eager ] && lm=eager
     log "bench $phase"
-    timeout "$(budget $phase 300)" bin/gen bench --backend cuda --module "$GEMV" --dtypes $d --shapes "${SHAPES:-bench/decode-shapes.yaml}" --out "$r/$phase.json" --tune-cache "$r/tune-$phase.json" > "$r/$phase.txt" 2>&1
+    timeout "$(budget $phase 300)" bin/gen bench --backend cuda --launch $lm --module "$GEMV" --dtypes $d --shapes "${SHAPES:-bench/decode-shapes.yaml}" --out "$r/$phase.json" --tune-cache "$r/tune-$phase.json" > "$r/$phase.txt" 2>&1
     log "bench $phase exit $? ($(grep -c heuristic "$r/$phase.txt") cases)" ;;
   vulkan)
     log "bench vulkan"

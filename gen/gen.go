@@ -97,6 +97,9 @@ func Load(o *Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := expand.CheckRules(s, vs); err != nil {
+		return nil, err
+	}
 	return &Plan{Spec: s, Variants: vs}, nil
 }
 
@@ -363,10 +366,12 @@ func Check(ctx context.Context, o *Options) (*Drift, error) {
 			return nil, fmt.Errorf("generated/%s is missing: run `go generate ./...`", emit.ManifestPath)
 		}
 	} else if mb := have[emit.ManifestPath]; mb != nil {
-		if m, err := emit.ReadManifest(mb); err == nil {
-			if err := checkTools(ctx, o, m.Tools); err != nil {
-				return nil, err
-			}
+		m, err := committedManifest(mb)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkTools(ctx, o, m.Tools); err != nil {
+			return nil, err
 		}
 	}
 	out, err := Build(ctx, o, committed)
@@ -378,6 +383,22 @@ func Check(ctx context.Context, o *Options) (*Drift, error) {
 		return nil, err
 	}
 	return &Drift{Output: out, Changes: changes}, nil
+}
+
+// committedManifest reads the committed manifest for Check. It records the
+// tool versions the check compares against, so one that does not parse, or
+// records no glslang version, is drift (exit 1): skipping the version check
+// instead would let any glslang through.
+func committedManifest(b []byte) (*emit.Manifest, error) {
+	const regen = "run `go generate ./...` with the pinned toolchain and commit generated/"
+	m, err := emit.ReadManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("generated/%s does not parse (%v), so the tool versions it records cannot be checked; %s", emit.ManifestPath, err, regen)
+	}
+	if m.Tools["glslang"] == "" {
+		return nil, fmt.Errorf("generated/%s records no glslang version, so the tool versions cannot be checked; %s", emit.ManifestPath, regen)
+	}
+	return m, nil
 }
 
 func checkTools(ctx context.Context, o *Options, want map[string]string) error {

@@ -37,13 +37,27 @@ func lock(root string) (func(), error) {
 		}
 		return nil, &LockedError{PID: pid}
 	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	// The pid is what a second run reports; a lock file that cannot take
+	// it (a full disk, a read-only or odd file) is an error, not a lock
+	// that later reports "pid unknown".
+	if err := writePID(f); err != nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+		return nil, fmt.Errorf("%s: writing the pid: %w", p, err)
+	}
 	return func() {
 		f.Truncate(0)
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
+}
+
+func writePID(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return err
 }
 
 // LockedError says another gen holds the lock.

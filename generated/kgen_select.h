@@ -13316,15 +13316,15 @@ static inline int kg_mmvq_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->m <= 8LL)))) return 1; /* use the GEMM path: decode GEMV serves 1..8 tokens */
   if (!(((op->n >= 1LL) && (op->k >= 1LL)))) return 2; /* empty shapes have nothing to compute */
-  if (!(((op->k % kg_dtype_fn(3, v->p[KG_P_dtype])) == 0LL))) return 3; /* weight rows are whole blocks: K must be a multiple of the block (256 for q4_k and q6_k, 32 for q8_0) */
-  if (!(((((op->n * (op->k / kg_dtype_fn(3, v->p[KG_P_dtype]))) * kg_dtype_fn(0, v->p[KG_P_dtype])) < 4294967296LL) && (((op->m * (op->k / 32LL)) * 36LL) < 4294967296LL)))) return 4; /* use the GEMM path: the kernels index W and X with 32-bit byte offsets */
   return 0;
 }
 
 static inline int kg_mmvq_eligible(const kg_variant* v, const kg_op* op, const kg_device* d) {
   (void)d;
-  if (!((op->m <= v->p[KG_P_tokens]))) return 1; /* the variant computes at most tokens tokens per launch */
-  if (!(((v->p[KG_P_layout] != KG_S_splitk) || ((2LL * op->k) >= ((v->p[KG_P_splits] * v->p[KG_P_wg]) * v->p[KG_P_unit]))))) return 2; /* each split-K slice needs at least half a pass of its workgroup */
+  if (!(((op->k % kg_dtype_fn(3, v->p[KG_P_dtype])) == 0LL))) return 1; /* weight rows are whole blocks: K must be a multiple of the block (256 for q4_k and q6_k, 32 for q8_0) */
+  if (!(((((op->n * (op->k / kg_dtype_fn(3, v->p[KG_P_dtype]))) * kg_dtype_fn(0, v->p[KG_P_dtype])) < 4294967296LL) && (((op->m * (op->k / 32LL)) * 36LL) < 4294967296LL)))) return 2; /* the kernels index W and X with 32-bit byte offsets: split the rows over several launches */
+  if (!((op->m <= v->p[KG_P_tokens]))) return 3; /* the variant computes at most tokens tokens per launch */
+  if (!(((v->p[KG_P_layout] != KG_S_splitk) || ((2LL * op->k) >= ((v->p[KG_P_splits] * v->p[KG_P_wg]) * v->p[KG_P_unit]))))) return 4; /* each split-K slice needs at least half a pass of its workgroup */
   if (d->max_workgroup > 0 && kg_workgroup(v, d) > d->max_workgroup) return 100;
   if (strcmp(d->backend, "vulkan") == 0 && d->min_subgroup > 0 && d->min_subgroup < 8) return 101;
   return 0;

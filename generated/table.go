@@ -21,24 +21,24 @@ var SPIRV embed.FS
 var Artifacts = [104]table.Artifact{
 	{Path: "hip/gemv_gfx1100.hip", SHA256: "1947ad27c45ab795eb57d1010bada6833e54de4e701135fcadb01655eef2e9fb"},
 	{Path: "hip/mmvq_gfx1100.hip", SHA256: "10b829b466b0fbd05ab653a4263b4be70f6e478b3b43f7279ed83e121249bcc7"},
-	{Path: "hip/quant_q8_1_gfx1100.hip", SHA256: "1331758f573bce70c035055e5673e6d767db7cd90d9061a1455dd78ce2f38c18"},
-	{Path: "hip/quant_q8k_gfx1100.hip", SHA256: "e2e333e0ae1471893d99e4bb767e9079e0c1e3b1d7a5661d2577077ae168eb9c"},
+	{Path: "hip/quant_q8_1_gfx1100.hip", SHA256: "3d6d9f0bce672be20c30e753b7ae4944eaa1389d0f6275728ea08e703d88b803"},
+	{Path: "hip/quant_q8k_gfx1100.hip", SHA256: "002a5cf3d361266fd3487a73042b5e19b1a020c149cc2f0fb902483f6ec7027f"},
 	{Path: "hip/gemv_gfx1200.hip", SHA256: "bca18b9f5ab727415080d78f34906765538e0ed72df05d65b01fdb6bc50478d2"},
 	{Path: "hip/mmvq_gfx1200.hip", SHA256: "0d05cc0ab820fc4a525583cb2ecd0a6b3703f3bf25946f0a0467cbb97fce4208"},
-	{Path: "hip/quant_q8_1_gfx1200.hip", SHA256: "d2d4ead03347975111b642903717d8f2ae3ad1d42050a32001b9f26a9d3f9480"},
-	{Path: "hip/quant_q8k_gfx1200.hip", SHA256: "661c9877e28ad2f84a5d06df9c0ba67c61c98b3870c9ab45a724c448936eb72a"},
+	{Path: "hip/quant_q8_1_gfx1200.hip", SHA256: "994f34940a0f40707799dc6b668f1d60fd246df50ff320ca87ce8582a74dced8"},
+	{Path: "hip/quant_q8k_gfx1200.hip", SHA256: "e992419298e353c9f2ec04dbe292725d5dddfdfbc27a980b14e3dd9a199bb7a0"},
 	{Path: "hip/gemv_gfx90a.hip", SHA256: "e35d356cc877e63c76c07d86960ecfecadee5f0b6425cd97ea8a1847278a9b0e"},
 	{Path: "hip/mmvq_gfx90a.hip", SHA256: "6c5611c271a989b306de9b03e328b881b5675456ec5c2dc6dd1c16f8381cf831"},
-	{Path: "hip/quant_q8_1_gfx90a.hip", SHA256: "728e4a9a260b920a17b146951f05b7f35184c523d2c6591f80e51fc57897937f"},
-	{Path: "hip/quant_q8k_gfx90a.hip", SHA256: "e17da9e8e2fdbd8e0173e1b415633d24ff71778bb494348ccab33665a333f595"},
+	{Path: "hip/quant_q8_1_gfx90a.hip", SHA256: "f869d77936a564464b8a2531e05a0cc15c1fb0745534b8ef9684ecfd35ec7f1f"},
+	{Path: "hip/quant_q8k_gfx90a.hip", SHA256: "95e36f90ca3ef461917b73085bd39602f877c52c289b5a7886bb73c7f2b7a594"},
 	{Path: "hip/gemv_gfx942.hip", SHA256: "bd34d76445486a36d3955c4993aa7dc3ad3b704cb7a82d687d98ed32590286ae"},
 	{Path: "hip/mmvq_gfx942.hip", SHA256: "da4424186e93fe81026cd29966789ea68efb2d5fe76cbd5672a7cffc2883ba9d"},
-	{Path: "hip/quant_q8_1_gfx942.hip", SHA256: "0c131c193d5d4a76b607a8fb8fce6926364cc4a8d67554a94bd309f442bfb99e"},
-	{Path: "hip/quant_q8k_gfx942.hip", SHA256: "617180a7c1bd1a91794b2b1551bb1f1cd830694a1602ed45edd97d3ecaae7e5c"},
+	{Path: "hip/quant_q8_1_gfx942.hip", SHA256: "fb42f2d5b00d94935275317b413964f9e405db60d33a2b1e555be0ce03deffe9"},
+	{Path: "hip/quant_q8k_gfx942.hip", SHA256: "7dd176dcffd24b1d9213d937e303d6cd1bf0e6b94e3e4a43b40a641fd4c93424"},
 	{Path: "hip/gemv_sm90.hip", SHA256: "5c29aa85bac5c5acdbb37e1582ede5b9fe2be728f4f5817349c116f0c3e14de2"},
 	{Path: "hip/mmvq_sm90.hip", SHA256: "696a99aa2acf342520609b9186dbf3cc3ad84ef932edd1f9b53403e8422c82cc"},
-	{Path: "hip/quant_q8_1_sm90.hip", SHA256: "f45c7833253dce32b5cc6dc476a57ff44198ca63e3a0c74b78eba14226e7e69a"},
-	{Path: "hip/quant_q8k_sm90.hip", SHA256: "b710f132ac917e2b4a659bb8a7f9bef17bcd22815d8bca1031b0e7196b3f4655"},
+	{Path: "hip/quant_q8_1_sm90.hip", SHA256: "3dd64e64127427cc811354d36d56b84fcd6ec9c5c47c6520f907e7478ecc0361"},
+	{Path: "hip/quant_q8k_sm90.hip", SHA256: "f939ca464f549be17e3aeff2b7f612e6f72073c047530e1b9b4b2914ae1eb957"},
 	{Path: "spirv/gemv_bf16_p1_subgroup.spv", SHA256: "5be86ef10a3e0fd1c4c42314382ddcafce8298ad154bc7c78e7ff6108e39032e"},
 	{Path: "spirv/gemv_bf16_p1_splitk.spv", SHA256: "c4127994e27011ff8e5da79fdaa2cacb19de7249934bacad994a5c8c9ca44c6c"},
 	{Path: "spirv/gemv_bf16_p1_workgroup.spv", SHA256: "e8480b1b2c92adef3852114a51b933162eaad6d0babe44c7870c14d70a951426"},
@@ -15670,6 +15670,12 @@ var Families = []table.Family{
 	},
 	{
 		Eligible: []table.Rule{{
+			Expr: "k % block(dtype) == 0",
+			Why:  "weight rows are whole blocks: K must be a multiple of the block (256 for q4_k and q6_k, 32 for q8_0)",
+		}, {
+			Expr: "n * (k / block(dtype)) * bytes(dtype) < 4294967296 && m * (k / 32) * 36 < 4294967296",
+			Why:  "the kernels index W and X with 32-bit byte offsets: split the rows over several launches",
+		}, {
 			Expr: "m <= tokens",
 			Why:  "the variant computes at most tokens tokens per launch",
 		}, {
@@ -15738,12 +15744,6 @@ var Families = []table.Family{
 		}, {
 			Expr: "n >= 1 && k >= 1",
 			Why:  "empty shapes have nothing to compute",
-		}, {
-			Expr: "k % block(dtype) == 0",
-			Why:  "weight rows are whole blocks: K must be a multiple of the block (256 for q4_k and q6_k, 32 for q8_0)",
-		}, {
-			Expr: "n * (k / block(dtype)) * bytes(dtype) < 4294967296 && m * (k / 32) * 36 < 4294967296",
-			Why:  "use the GEMM path: the kernels index W and X with 32-bit byte offsets",
 		}},
 		Prefer: []table.Rule{{
 			Expr: "tokens - m",
@@ -15808,6 +15808,7 @@ var Families = []table.Family{
 		},
 	},
 	{
+		Baseline: "layout == \"thread\"",
 		Eligible: []table.Rule{},
 		Launch: table.Launch{
 			Args: []table.Arg{{
@@ -15924,6 +15925,7 @@ var Families = []table.Family{
 		},
 	},
 	{
+		Baseline: "layout == \"thread\"",
 		Eligible: []table.Rule{{
 			Expr: "align % (16 / act_bytes(dtype)) == 0",
 			Why:  "the HIP kernels read rows with loads of up to 16 bytes: the X offset must be 16-byte aligned",

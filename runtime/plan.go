@@ -318,6 +318,19 @@ func Plan(v *table.Variant, dev Device, op Op) (*Launch, error) {
 	return l, nil
 }
 
+// String is the launch in one line: grid, workgroup, buffer sizes, args.
+func (l *Launch) String() string {
+	s := fmt.Sprintf("grid %dx%dx%d of %d lanes; buffers", l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
+	for _, b := range l.Buffers {
+		s += fmt.Sprintf(" %s(%s)=%d", b.Name, b.Dir, b.Size)
+	}
+	s += "; args"
+	for i, a := range l.Args {
+		s += fmt.Sprintf(" %s=%d", l.ArgNames[i], a)
+	}
+	return s
+}
+
 // Buffer returns the planned buffer named name, or nil.
 func (l *Launch) Buffer(name string) *PlannedBuffer {
 	for i := range l.Buffers {

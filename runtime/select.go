@@ -435,11 +435,15 @@ func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
 		return nil, &NoVariantError{Op: op, Device: dev}
 	}
 	forced := ""
-	if force != nil && force.Family == op.Family {
+	if force != nil {
+		// Validated whatever its family: a typo'd family must not be a
+		// silent no-op (an A/B run comparing a configuration with itself).
 		if err := force.Validate(); err != nil {
 			return nil, err
 		}
-		forced = force.String()
+		if force.Family == op.Family {
+			forced = force.String()
+		}
 	}
 	var eligible []Candidate
 	var excluded []Candidate

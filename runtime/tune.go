@@ -85,7 +85,13 @@ func LoadTuneCache(path string) (*TuneCache, string) {
 	return c, ""
 }
 
-// Save writes the cache atomically (temp file, rename).
+// syncFile is (*os.File).Sync; a test replaces it to see what is synced
+// and when.
+var syncFile = (*os.File).Sync
+
+// Save writes the cache atomically and durably: the temp file is synced
+// before the rename (else a crash can leave the new name on empty or partial
+// data) and the directory after it (else the rename itself can be lost).
 func (c *TuneCache) Save(path string) error {
 	c.mu.Lock()
 	b, err := json.MarshalIndent(c, "", " ")
@@ -105,11 +111,25 @@ func (c *TuneCache) Save(path string) error {
 		os.Remove(f.Name())
 		return err
 	}
+	if err := syncFile(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
 		return err
 	}
-	return os.Rename(f.Name(), path)
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return syncFile(d)
 }
 
 // lookup returns the tuned entry for op on dev if it is still valid: the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,10 +11,11 @@ import (
 	kruntime "github.com/kgen-dev/kgen/runtime"
 )
 
-// evalFile is the part of a GEMV `gen bench` output -eval reads.
+// evalFile is the part of a model-suite `gen bench` output -eval reads.
 type evalFile struct {
 	Backend, Arch string
 	Results       []struct {
+		Family              string // "" in files from before it was recorded
 		Model, Layer, Dtype string
 		N, K, M             int
 		TunedUS             float64            `json:"tuned_us"`
@@ -22,11 +24,12 @@ type evalFile struct {
 }
 
 // evaluate re-runs runtime.Select with the current generated table for
-// every GEMV case of the files and reports, per backend, how many picks are
+// every case of the files (of family, when a result does not name its
+// family) and reports, per backend, how many picks are
 // within 10% of the case's fastest measured time (the pick's time looked up
 // in the case's times; a pick that was not timed is unknown and listed).
 // Cases without times are counted as skipped.
-func evaluate(w io.Writer, paths []string) error {
+func evaluate(w io.Writer, paths []string, family string) error {
 	type tally struct {
 		within, slower, skipped int
 		unknown, slow           []string
@@ -64,7 +67,7 @@ func evaluate(w io.Writer, paths []string) error {
 					best = us
 				}
 			}
-			op := kruntime.Op{Family: "gemv", Dtype: r.Dtype, M: r.M, N: r.N, K: r.K}
+			op := kruntime.Op{Family: cmp.Or(r.Family, family), Dtype: r.Dtype, M: r.M, N: r.N, K: r.K}
 			label := fmt.Sprintf("%s/%s %s", r.Model, r.Layer, op)
 			ch, err := kruntime.SelectWith(dev, op, nil)
 			if err != nil {

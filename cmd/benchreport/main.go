@@ -5,7 +5,8 @@
 //	go run ./cmd/benchreport -run h200-2026-11-30
 //
 // With -eval it instead re-runs runtime.Select with the current generated
-// table on every GEMV case of the given gen bench JSON files and reports how
+// table on every model-suite case (the GEMV family's, unless the results name
+// another) of the given gen bench JSON files and reports how
 // many picks are within 10% of the tuned time (from the results' times):
 // how rule changes in templates/archs/*.yaml are evaluated without a GPU.
 //
@@ -31,6 +32,7 @@ import (
 
 type kgenFile struct {
 	Device, Driver, Backend, Arch string
+	NotEligible                   []skipped `json:"not_eligible"`
 	Results                       []struct {
 		Model, Layer, Dtype string
 		N, K, M             int
@@ -74,13 +76,14 @@ func main() {
 	run := flag.String("run", "h200-2026-11-30", "result file prefix under bench/results")
 	dir := flag.String("dir", "bench/results", "results directory")
 	out := flag.String("out", "BENCHMARKS.md", "markdown output")
-	eval := flag.Bool("eval", false, "evaluate the current heuristic on the GEMV cases of the JSON files given as arguments")
+	eval := flag.Bool("eval", false, "evaluate the current heuristic on the model-suite cases of the JSON files given as arguments")
+	family := flag.String("family", "gemv", "-eval: the family of results that do not name theirs (files from before gen bench recorded it)")
 	flag.Parse()
 	if *eval {
 		if flag.NArg() == 0 {
 			log.Fatal("-eval: give gen bench JSON files")
 		}
-		if err := evaluate(os.Stdout, flag.Args()); err != nil {
+		if err := evaluate(os.Stdout, flag.Args(), *family); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -189,6 +192,7 @@ func main() {
 		if tuneSec > 0 {
 			p("- Tuning time (all cases, inside this run): %.1f s.\n", tuneSec)
 		}
+		notEligible(&md, k.NotEligible)
 		p("\n")
 		chart := *run + strings.TrimSuffix(f.suffix, ".json") + ".png"
 		labels := make([]string, len(rows))

@@ -25,22 +25,23 @@ func TestEvaluate(t *testing.T) {
 	}
 	pick := ch.Heuristic.Name
 	type res struct {
+		Family              string `json:",omitempty"`
 		Model, Layer, Dtype string
 		N, K, M             int
 		TunedUS             float64            `json:"tuned_us"`
 		Times               map[string]float64 `json:"times,omitempty"`
 	}
 	file := map[string]any{"backend": "cuda", "arch": "sm90", "results": []res{
-		{"m", "within", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 10.5, "other": 10}},
-		{"m", "slower", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 12, "other": 10}},
-		{"m", "unknown", "bf16", 4096, 4096, 1, 10, map[string]float64{"other": 10}},
-		{"m", "old", "bf16", 4096, 4096, 1, 10, nil},
+		{"gemv", "m", "within", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 10.5, "other": 10}},
+		{"", "m", "slower", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 12, "other": 10}},
+		{"", "m", "unknown", "bf16", 4096, 4096, 1, 10, map[string]float64{"other": 10}},
+		{"", "m", "old", "bf16", 4096, 4096, 1, 10, nil},
 	}}
 	b, _ := json.Marshal(file)
 	path := filepath.Join(t.TempDir(), "run-cuda.json")
 	os.WriteFile(path, b, 0o644)
 	var out strings.Builder
-	if err := evaluate(&out, []string{path}); err != nil {
+	if err := evaluate(&out, []string{path}, "gemv"); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -48,6 +49,20 @@ func TestEvaluate(t *testing.T) {
 		"cuda (sm90): current heuristic within 10% of tuned in 1 of 2 cases (50%); 1 unknown, 1 without times\n",
 		"  slower  m/slower gemv bf16 m=1 n=4096 k=4096: picks " + pick + " 12.0 us, fastest 10.0 us (+20%)\n",
 		"  unknown m/unknown gemv bf16 m=1 n=4096 k=4096: picks " + pick + ", not timed\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	// The family a result names is used; the default only for the others.
+	out.Reset()
+	if err := evaluate(&out, []string{path}, "nope"); err != nil {
+		t.Fatal(err)
+	}
+	got = out.String()
+	for _, want := range []string{
+		"cuda (sm90): current heuristic within 10% of tuned in 1 of 1 cases (100%); 2 unknown, 1 without times\n",
+		"  unknown m/slower nope bf16 m=1 n=4096 k=4096: unknown family \"nope\"\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
@@ -64,7 +79,7 @@ func TestQuantSection(t *testing.T) {
 			ThreadUS: 900, BestTile: "multi", BestUS: 300, Speedup: 3, BestGBps: 3600},
 		{Family: "quant_q8_1", Rows: 1, K: 4096, Dtype: "f32", Bytes: 16384 + 4608, Heuristic: "quant_q8_1_f32_sg", Tuned: "quant_q8_1_f32_sg", TunedUS: 2,
 			ThreadUS: 4, BestTile: "sg", BestUS: 2, Speedup: 2, BestGBps: 10},
-	}}
+	}, NotEligible: []skipped{{Op: "quant_q8k f32 m=1 n=1 k=1000", Reason: "not eligible: Q8_K quantizes whole 256-element superblocks"}}}
 	dir := t.TempDir()
 	var out strings.Builder
 	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000); err != nil {
@@ -72,8 +87,11 @@ func TestQuantSection(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"- Q8_K at one row, K = 4096, at least 20x faster than the thread-per-superblock baseline: bf16 25.0x (sg 2.00 us, thread 50.00 us).\n",
-		"- Q8_K at 4096 rows, at least 80% of copy bandwidth (best tile): bf16 K=4096 90%.\n",
+		"- quant_q8k at one row, K = 4096, at least 20x faster than the thread-per-block baseline: bf16 25.0x (sg 2.00 us, thread 50.00 us).\n",
+		"- quant_q8k at 4096 rows, at least 80% of copy bandwidth (best tile): bf16 K=4096 90%.\n",
+		"- quant_q8_1 at one row, K = 4096, at least 20x faster than the thread-per-block baseline: f32 2.0x (sg 2.00 us, thread 4.00 us).\n",
+		"- quant_q8_1 at 4096 rows, at least 80% of copy bandwidth (best tile): not measured.\n",
+		"- Not eligible, reported by gen bench and not timed: 1 cases.\n  - quant_q8k f32 m=1 n=1 k=1000: not eligible: Q8_K quantizes whole 256-element superblocks\n",
 		"- Heuristic within 10% of tuned: 1 of 2 cases.\n", // from times, else heuristic_us (400 > 1.1 x 300); the third has neither
 		"### quant_q8k\n", "### quant_q8_1\n",
 		"| 1 | 4096 | bf16 | 50.00 | sg | 2.00 | 25.0x | 6 | 0% | quant_q8k_bf16_wg | quant_q8k_bf16_sg |\n",

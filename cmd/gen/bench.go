@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -14,29 +15,36 @@ import (
 	"github.com/kgen-dev/kgen/runtime/verify"
 )
 
+// rowsDtypes are the dtypes of a rows x k run when --dtypes is not given.
+const rowsDtypes = "f32,bf16"
+
 func newBenchCmd() *cobra.Command {
-	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath string
+	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch string
 	var modules []string
 	var reps, rotateMiB int
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Time the heuristic and the tuned GEMV or quantizer pick per suite shape on a GPU",
-		Long: `bench times, for every shape of a decode-shapes.yaml suite, every token
-count and dtype, the variant runtime.Select picks (heuristic) and the
-candidates runtime.Tune sweeps (eligible, same pack and tokens; the fastest is
-the tuned pick): median of --reps GPU timings (CUDA events or Vulkan
-timestamps), weights rotated across buffers (>= 512 MiB per case) so launches
-stream from device memory, random data. It writes JSON; bench/cublas.py
-measures cuBLAS and copy bandwidth for the same cases in the same run.
+		Short: "Time the heuristic and the tuned pick of any family per suite shape on a GPU",
+		Long: `bench times, for every case of a shape suite, the variant runtime.Select
+picks (heuristic) and the candidates runtime.Tune sweeps (eligible, same pack
+and tokens; the fastest is the tuned pick), for any family of the table on
+either backend, from the family's launch contract: median of --reps GPU
+timings (CUDA events or Vulkan timestamps) of one launch per buffer copy,
+every in and out buffer rotated over copies (>= --rotate-mib MiB a pass, at
+most 64 copies) so launches stream from device memory, random finite data.
+It writes JSON after each case; bench/cublas.py measures cuBLAS and copy
+bandwidth for the same cases in the same run.
 
---family quant_q8k,quant_q8_1 benchmarks the activation quantizers instead,
-over the rows x k cases of --quant-shapes (bench/quant-shapes.yaml) and
---dtypes (default f32,bf16 for them): every tile (thread, sg, multi, wg) is
-timed, input rows rotate over >= 512 MiB (CUDA: slots of one pool; Vulkan: up
-to 512 buffer copies), and each result holds the heuristic and tuned picks,
-every tile's time, bytes moved (input read + output written), GB/s and the
-speedup of the best tile over the thread-per-block baseline. GEMV and the
-quantizers are separate runs (separate --out).`,
+The family's contract decides the suite: a family whose ops read n (the
+GEMV family) runs over --shapes (models x layers x token counts) and records
+weight bytes, GB/s and every candidate's time; one whose contract never reads
+n (the activation quantizers) runs over the rows x k cases of --quant-shapes
+(--dtypes default f32,bf16 for them) and also records every tile's time,
+bytes moved (input read + output written), GB/s and the speedup of the best
+tile over the family's baseline (the thread-per-block tile). Give families of
+one kind per run (separate --out). A case a family does not serve (Q8_K with
+k not a multiple of 256) is reported as "not eligible: ..." and recorded in
+the JSON's not_eligible list, and the run goes on.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
   gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
   gen bench --backend cuda --module gemv_part1.cubin,gemv_part2.cubin --module gemv_part3.cubin --out cuda.json
@@ -47,32 +55,18 @@ quantizers are separate runs (separate --out).`,
   gen bench --family quant_q8k,quant_q8_1 --backend vulkan --out quant-vulkan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fams := splitList(families)
-			nquant := 0
-			for _, f := range fams {
-				switch {
-				case kruntime.IsQuant(f):
-					nquant++
-				case f != "gemv":
-					return &exitError{2, fmt.Errorf("--family %q; allowed: gemv, quant_q8k, quant_q8_1", f)}
-				}
-			}
-			if len(fams) == 0 || nquant > 0 && nquant != len(fams) {
-				return &exitError{2, fmt.Errorf("--family %q: give gemv, or quantizer families (quant_q8k,quant_q8_1), in one run", families)}
-			}
-			var suite *bench.Suite
-			var qsuite *bench.QuantSuite
-			var err error
-			if nquant > 0 {
-				if !cmd.Flags().Changed("dtypes") {
-					dtypes = "f32,bf16"
-				}
-				qsuite, err = bench.LoadQuantSuite(quantShapes)
-			} else {
-				suite, err = bench.LoadSuite(shapes)
-			}
+			cases, err := loadCases(splitList(families), shapes, quantShapes, dtypes, cmd.Flags().Changed("dtypes"))
 			if err != nil {
-				return &exitError{2, err}
+				return err
+			}
+			mode, err := bench.ParseLaunchMode(launch)
+			if err != nil {
+				return &exitError{2, fmt.Errorf("--launch: %w", err)}
+			}
+			if backend == "vulkan" {
+				// Vulkan records every timed dispatch in one command buffer:
+				// there is no host launch per kernel to remove.
+				mode = "command-buffer"
 			}
 			var timer kruntime.Timer
 			var dev kruntime.Device
@@ -84,7 +78,7 @@ quantizers are separate runs (separate --out).`,
 				}
 				defer ctx.Close()
 				dev = d
-				r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20}
+				r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20, Launch: mode}
 				defer r.Close()
 				timer = r
 			case "vulkan":
@@ -99,7 +93,7 @@ quantizers are separate runs (separate --out).`,
 				}
 				defer vr.Close()
 				dev = vr.Device()
-				t := &bench.VulkanTimer{R: vr, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20}
+				t := &bench.VulkanTimer{Dev: d, R: vr, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20}
 				defer t.Close()
 				timer = t
 			default:
@@ -109,62 +103,109 @@ quantizers are separate runs (separate --out).`,
 			if note != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
-			if qsuite != nil {
-				if err := benchQuant(cmd, timer, dev, backend, qsuite.Cases(fams, splitList(dtypes)), cache, out); err != nil {
-					return err
-				}
-				if tunePath != "" {
-					return cache.Save(tunePath)
-				}
-				return nil
+			write := func(results []bench.Record, skipped []bench.Skipped) error {
+				return writeBench(out, dev, backend, string(mode), results, skipped)
 			}
-			var results []*bench.Result
-			for _, c := range suite.Cases(splitList(dtypes)) {
-				res, err := bench.Run(timer, dev, c, cache)
-				if err != nil {
-					return fmt.Errorf("%s/%s m=%d %s: %w", c.Model, c.Layer, c.M, c.Dtype, err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%-12s %-8s %6dx%-6d m=%d %-13s heuristic %-28s %8.1f us  tuned %-28s %8.1f us %6.0f GB/s\n",
-					c.Model, c.Layer, c.N, c.K, c.M, c.Dtype, res.Heuristic, res.HeuristicUS, res.Tuned, res.TunedUS, res.TunedGBps)
-				results = append(results, res)
-				if err := writeBench(out, dev, backend, results); err != nil { // after each case: a cut-short run keeps its numbers
-					return err
-				}
+			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write); err != nil {
+				return err
 			}
 			if tunePath != "" {
-				if err := cache.Save(tunePath); err != nil {
-					return err
-				}
+				return cache.Save(tunePath)
 			}
-			return writeBench(out, dev, backend, results)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&backend, "backend", "cuda", "cuda (HIP sources through nvcc) or vulkan (SPIR-V)")
 	cmd.Flags().StringVar(&arch, "arch", "sm90", "cuda: HIP-source arch of the module")
 	cmd.Flags().StringSliceVar(&modules, "module", nil, "cuda: compiled modules of generated/hip/<family>_<arch>.hip files or parts of them; repeatable, comma-separated (kernels are looked up across all)")
-	cmd.Flags().StringVar(&families, "family", "gemv", "gemv, or comma-separated quantizer families (quant_q8k,quant_q8_1)")
-	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "GEMV shape suite")
-	cmd.Flags().StringVar(&quantShapes, "quant-shapes", "bench/quant-shapes.yaml", "quantizer cases (rows x k)")
-	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes (quantizers: f32,bf16 unless given)")
+	cmd.Flags().StringVar(&families, "family", "gemv", "comma-separated families of the table, of one suite kind (gen list shows them)")
+	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "suite of families whose ops read n (models x layers x token counts)")
+	cmd.Flags().StringVar(&quantShapes, "quant-shapes", "bench/quant-shapes.yaml", "rows x k cases of families whose ops do not read n (the quantizers)")
+	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes (rows x k families: "+rowsDtypes+" unless given); a family runs the ones it has")
 	cmd.Flags().StringVar(&out, "out", "bench.json", "JSON output")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
-	cmd.Flags().IntVar(&rotateMiB, "rotate-mib", 512, "quantizers: MiB of input the timed launches rotate over (past the L2)")
+	cmd.Flags().StringVar(&launch, "launch", "graph", "cuda: graph (the timed launches captured once into a CUDA graph, replays timed, as engines run decode) or eager (each launch from the host); Vulkan always records the dispatches in one command buffer")
+	cmd.Flags().IntVar(&rotateMiB, "rotate-mib", 512, "MiB a timed pass touches at least: in and out buffers rotated over up to 64 copies (past the L2)")
 	cmd.Flags().StringVar(&tunePath, "tune-cache", "", "also record the tuned picks in this tuning cache file")
 	return cmd
 }
 
-// benchQuant times the quantizer cases and writes their JSON after each.
-func benchQuant(cmd *cobra.Command, timer kruntime.Timer, dev kruntime.Device, backend string, cases []bench.QuantCase, cache *kruntime.TuneCache, out string) error {
-	var results []*bench.QuantResult
-	for _, c := range cases {
-		res, err := bench.RunQuant(timer, dev, c, cache)
+// loadCases reads the suite of families' kind (bench.KindOf: the launch
+// contracts decide it) and expands it for the dtypes (rowsDtypes for rows
+// x k families when dtypesGiven is false). Unknown families, families of
+// two kinds and a dtype none of them has are input errors (exit 2).
+func loadCases(families []string, shapes, quantShapes, dtypes string, dtypesGiven bool) ([]bench.Runnable, error) {
+	if len(families) == 0 {
+		return nil, &exitError{2, fmt.Errorf("--family: give one or more of %s", strings.Join(bench.Families(), ", "))}
+	}
+	kinds := map[bench.Kind][]string{}
+	var kind bench.Kind
+	for _, f := range families {
+		k, err := bench.KindOf(f)
 		if err != nil {
-			return fmt.Errorf("%s %s rows=%d k=%d: %w", c.Family, c.Dtype, c.Rows, c.K, err)
+			return nil, &exitError{2, fmt.Errorf("--family: %w", err)}
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%-10s %-4s rows=%-5d k=%-6d thread %9.1f us  best %-6s %8.1f us %6.1fx %6.0f GB/s  heuristic %-24s %8.1f us  tuned %-24s\n",
-			c.Family, c.Dtype, c.Rows, c.K, res.ThreadUS, res.BestTile, res.BestUS, res.Speedup, res.BestGBps, res.Heuristic, res.HeuristicUS, res.Tuned)
-		results = append(results, res)
-		if err := writeBench(out, dev, backend, results); err != nil { // after each case
+		kinds[k], kind = append(kinds[k], f), k
+	}
+	if len(kinds) > 1 {
+		return nil, &exitError{2, fmt.Errorf("--family %s: %s run over %s shapes (--shapes), %s over %s shapes (--quant-shapes): give one kind per run",
+			strings.Join(families, ","), strings.Join(kinds[bench.Models], ","), bench.Models, strings.Join(kinds[bench.Rows], ","), bench.Rows)}
+	}
+	if kind == bench.Rows && !dtypesGiven {
+		dtypes = rowsDtypes
+	}
+	dts := splitList(dtypes)
+	for _, d := range dts {
+		var have []string
+		for _, f := range families {
+			have = append(have, bench.FamilyDtypes(f)...)
+		}
+		if !contains(have, d) {
+			return nil, &exitError{2, fmt.Errorf("--dtypes: no variant of %s has dtype %q (they have %s)", strings.Join(families, ","), d, strings.Join(dedup(have), ", "))}
+		}
+	}
+	var out []bench.Runnable
+	if kind == bench.Rows {
+		s, err := bench.LoadQuantSuite(quantShapes)
+		if err != nil {
+			return nil, &exitError{2, err}
+		}
+		for _, c := range s.Cases(families, dts) {
+			out = append(out, c)
+		}
+		return out, nil
+	}
+	s, err := bench.LoadSuite(shapes)
+	if err != nil {
+		return nil, &exitError{2, err}
+	}
+	for _, c := range s.Cases(families, dts) {
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// runBench measures every case on timer and prints a line for each: its
+// record's, or why the family does not serve it (the case is recorded as
+// skipped and the run goes on). write gets the results after each case, so
+// a cut-short run keeps its numbers.
+func runBench(w io.Writer, timer kruntime.Timer, dev kruntime.Device, cases []bench.Runnable, cache *kruntime.TuneCache,
+	write func([]bench.Record, []bench.Skipped) error) error {
+	results, skipped := []bench.Record{}, []bench.Skipped{}
+	for _, c := range cases {
+		op := c.Op()
+		m, err := bench.Measure(timer, dev, op, cache)
+		if why, ok := bench.NotEligible(err); ok {
+			fmt.Fprintln(w, why)
+			skipped = append(skipped, bench.Skipped{Op: op.String(), Case: c, Reason: why})
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		} else {
+			r := c.Record(m)
+			fmt.Fprintln(w, r.Line())
+			results = append(results, r)
+		}
+		if err := write(results, skipped); err != nil {
 			return err
 		}
 	}
@@ -182,8 +223,33 @@ func splitList(s string) []string {
 	return out
 }
 
-func writeBench[R any](path string, dev kruntime.Device, backend string, results []R) error {
-	b, err := json.MarshalIndent(map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "results": results}, "", " ")
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func dedup(list []string) []string {
+	var out []string
+	for _, x := range list {
+		if !contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// writeBench writes a run's JSON: the device, the results and, when there
+// are any, the cases not timed (not_eligible).
+func writeBench(path string, dev kruntime.Device, backend, launch string, results []bench.Record, skipped []bench.Skipped) error {
+	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "results": results}
+	if len(skipped) > 0 {
+		doc["not_eligible"] = skipped
+	}
+	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
 		return err
 	}

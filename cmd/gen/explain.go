@@ -3,11 +3,51 @@ package main
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kgen-dev/kgen/generated"
 	kruntime "github.com/kgen-dev/kgen/runtime"
 )
+
+// checkExplainOp refuses flags no op can have, naming what is allowed: a
+// family or dtype the generated table does not have (a typo would otherwise
+// read as "no variant serves"), and an empty or negative shape (which would
+// read as an op for another path). Align is checked by Select (Op.Validate).
+func checkExplainOp(op kruntime.Op) error {
+	dtypes := map[string]bool{}
+	for i := range generated.Variants {
+		if v := &generated.Variants[i]; v.Family == op.Family {
+			dtypes[v.Param("dtype")] = true
+		}
+	}
+	if len(dtypes) == 0 {
+		var fams []string
+		for _, f := range generated.Families {
+			fams = append(fams, f.Name)
+		}
+		return fmt.Errorf("--family %q: unknown family; allowed: %s", op.Family, strings.Join(fams, ", "))
+	}
+	if !dtypes[op.Dtype] {
+		var ds []string
+		for d := range dtypes {
+			ds = append(ds, d)
+		}
+		sort.Strings(ds)
+		return fmt.Errorf("--dtype %q: family %s has no such dtype; allowed: %s", op.Dtype, op.Family, strings.Join(ds, ", "))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"m", op.M}, {"n", op.N}, {"k", op.K}} {
+		if f.v < 1 {
+			return fmt.Errorf("--%s %d: want a positive integer", f.name, f.v)
+		}
+	}
+	return nil
+}
 
 func newExplainCmd() *cobra.Command {
 	var arch string
@@ -20,12 +60,21 @@ func newExplainCmd() *cobra.Command {
 file) or on the local Vulkan device (--device), prints the chosen variant
 with its reasons, then every other candidate with the rule it failed or the
 preference key it lost on. Selection rules live in templates/kernels.yaml
-and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
+and templates/archs/*.yaml; KGEN_FORCE (FAMILY:name=value,... or a variant
+name) narrows the candidates, and a value naming no family or variant of
+the table is exit 2.`,
 		Example: `  gen explain --arch gfx1200 --family gemv --dtype bf16 --m 1 --n 151936 --k 1024
   gen explain --device --family gemv --dtype f16 --m 4 --n 4096 --k 4096
-  KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096`,
+  KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096
+  KGEN_FORCE=gemv_bf16_p4_r2_t1_wg128 gen explain --arch gfx1200 --dtype bf16`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkExplainOp(op); err != nil {
+				return &exitError{2, err}
+			}
+			if err := kruntime.ForceError(); err != nil {
+				return &exitError{2, err}
+			}
 			var dev kruntime.Device
 			var err error
 			switch {
@@ -61,7 +110,12 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.Params)
+			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.ParamString())
+			if l, err := kruntime.Plan(ch.Variant, dev, op); err == nil {
+				fmt.Fprintf(w, "  launch: %s\n", l)
+			} else {
+				fmt.Fprintf(w, "  launch: %v\n", err)
+			}
 			if ch.Tuned {
 				fmt.Fprintf(w, "  tuned pick: %s; heuristic pick: %s\n", ch.Variant.Name, ch.Heuristic.Name)
 			} else if es := kruntime.ActiveTuneCache().ForArch(dev.Arch, op); len(es) > 0 && !useDevice {
@@ -101,9 +155,9 @@ and templates/archs/*.yaml; KGEN_FORCE narrows the candidates.`,
 	cmd.Flags().BoolVar(&useDevice, "device", false, "use the local Vulkan device")
 	cmd.Flags().StringVar(&op.Family, "family", "gemv", "kernel family")
 	cmd.Flags().StringVar(&op.Dtype, "dtype", "bf16", "dtype (f32, f16, bf16, fp8e4m3_bf16, fp8e4m3_f16)")
-	cmd.Flags().IntVar(&op.M, "m", 1, "tokens in flight")
-	cmd.Flags().IntVar(&op.N, "n", 4096, "output rows (weight rows)")
-	cmd.Flags().IntVar(&op.K, "k", 4096, "reduction length")
+	cmd.Flags().IntVar(&op.M, "m", 1, "tokens in flight (rows, for the quantizers); positive")
+	cmd.Flags().IntVar(&op.N, "n", 4096, "output rows (weight rows); positive")
+	cmd.Flags().IntVar(&op.K, "k", 4096, "reduction length; positive")
 	cmd.Flags().IntVar(&op.Align, "align", 0, "alignment in elements of the W/X buffer offsets (0: aligned; negative: invalid, exit 2)")
 	return cmd
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,7 +12,7 @@ import (
 )
 
 func newTuneCmd() *cobra.Command {
-	var arch, shapes, dtypes, cachePath string
+	var arch, families, shapes, quantShapes, dtypes, cachePath, launch string
 	var modules []string
 	var reps int
 	cmd := &cobra.Command{
@@ -25,22 +24,29 @@ tokens are timed, and the fastest is written to the tuning cache, keyed by
 device, driver, op and the winner's artifact hash. runtime.Select (and so
 gen explain --device, and engines using the runtime) then use the tuned pick;
 stale or corrupt entries are ignored and rewritten. It reports how long
-tuning took and how many calls it takes to pay for itself.`,
+tuning took and how many calls it takes to pay for itself. Any family of the
+table can be tuned (--family; the suite follows its launch contract, as in
+gen bench); a case the family does not serve is reported and skipped.`,
 		Example: `  gen tune --arch sm90 --module gemv_sm90.cubin --dtypes bf16
   gen tune --arch sm90 --module gemv_part1.cubin,gemv_part2.cubin,gemv_part3.cubin
-  KGEN_TUNE_CACHE=/tmp/tune.json gen tune --shapes bench/decode-shapes.yaml`,
+  KGEN_TUNE_CACHE=/tmp/tune.json gen tune --shapes bench/decode-shapes.yaml
+  gen tune --family quant_q8k,quant_q8_1 --module q8k.cubin,q81.cubin --dtypes f32,bf16`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			suite, err := bench.LoadSuite(shapes)
+			cases, err := loadCases(splitList(families), shapes, quantShapes, dtypes, true)
 			if err != nil {
-				return &exitError{2, err}
+				return err
+			}
+			mode, err := bench.ParseLaunchMode(launch)
+			if err != nil {
+				return &exitError{2, fmt.Errorf("--launch: %w", err)}
 			}
 			ctx, mod, dev, err := openCUDA(arch, modules)
 			if err != nil {
 				return err
 			}
 			defer ctx.Close()
-			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(3, 5))}
+			r := &bench.Runner{Ctx: ctx, Mod: mod, Dev: dev, Reps: reps, Rng: rand.New(rand.NewPCG(3, 5)), Launch: mode}
 			defer r.Close()
 			cache, note := kruntime.LoadTuneCache(cachePath)
 			if note != "" {
@@ -50,9 +56,13 @@ tuning took and how many calls it takes to pay for itself.`,
 			start := time.Now()
 			var saved float64
 			ops := 0
-			for _, c := range suite.Cases(strings.Split(dtypes, ",")) {
-				op := kruntime.Op{Family: "gemv", Dtype: c.Dtype, M: c.M, N: c.N, K: c.K}
+			for _, c := range cases {
+				op := c.Op()
 				trs, err := kruntime.Tune(r, dev, []kruntime.Op{op}, cache)
+				if why, ok := bench.NotEligible(err); ok {
+					fmt.Fprintln(w, why)
+					continue
+				}
 				if err != nil {
 					return err
 				}
@@ -74,9 +84,12 @@ tuning took and how many calls it takes to pay for itself.`,
 	}
 	cmd.Flags().StringVar(&arch, "arch", "sm90", "HIP-source arch of the module")
 	cmd.Flags().StringSliceVar(&modules, "module", nil, "compiled modules of generated/hip/<family>_<arch>.hip files or parts of them; repeatable, comma-separated (kernels are looked up across all)")
-	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "shape suite")
+	cmd.Flags().StringVar(&families, "family", "gemv", "comma-separated families of the table, of one suite kind")
+	cmd.Flags().StringVar(&shapes, "shapes", "bench/decode-shapes.yaml", "suite of families whose ops read n (models x layers x token counts)")
+	cmd.Flags().StringVar(&quantShapes, "quant-shapes", "bench/quant-shapes.yaml", "rows x k cases of families whose ops do not read n (the quantizers)")
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&cachePath, "cache", kruntime.DefaultTuneCachePath(), "tuning cache file")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	cmd.Flags().StringVar(&launch, "launch", "graph", "graph (timed launches captured into a CUDA graph, as engines run decode) or eager")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -22,9 +23,15 @@ type ToolError struct {
 	Have    string // version found, "" when missing
 	Want    string // version required, "" when any
 	Install string // how to get it
+	// Env and Path are set when an environment variable named a tool that
+	// cannot be run; Reason says why.
+	Env, Path, Reason string
 }
 
 func (e *ToolError) Error() string {
+	if e.Env != "" {
+		return fmt.Sprintf("%s=%s: %s; point it at a %s (or unset it to use the one on PATH), or install it: %s", e.Env, e.Path, e.Reason, e.Tool, e.Install)
+	}
 	if e.Have == "" {
 		return fmt.Sprintf("%s not found on PATH; install it: %s", e.Tool, e.Install)
 	}
@@ -71,6 +78,30 @@ func firstLine(ctx context.Context, path string, args ...string) (string, error)
 	return line, nil
 }
 
+// findEnv locates a tool an environment variable may name: when the
+// variable is set, it must name an executable (a path, or a name on PATH);
+// falling back to the default would run a tool the user did not ask for.
+func findEnv(env, tool, install string, defaults ...string) (string, error) {
+	v := os.Getenv(env)
+	if v == "" {
+		return find(defaults...), nil
+	}
+	p, err := exec.LookPath(v)
+	if err != nil {
+		reason := err.Error()
+		var ee *exec.Error
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			reason = pe.Err.Error() // the path is already in the message
+		case errors.As(err, &ee):
+			reason = ee.Err.Error()
+		}
+		return "", &ToolError{Tool: tool, Install: install, Env: env, Path: v, Reason: reason}
+	}
+	return p, nil
+}
+
 func find(names ...string) string {
 	for _, n := range names {
 		if n == "" {
@@ -85,7 +116,10 @@ func find(names ...string) string {
 
 // FindGlslang locates glslangValidator and spirv-val.
 func FindGlslang(ctx context.Context) (*Tool, *Tool, error) {
-	g := find(os.Getenv("KGEN_GLSLANG"), "glslangValidator")
+	g, err := findEnv("KGEN_GLSLANG", "glslangValidator", InstallGlslang, "glslangValidator")
+	if err != nil {
+		return nil, nil, err
+	}
 	if g == "" {
 		return nil, nil, &ToolError{Tool: "glslangValidator", Install: InstallGlslang}
 	}
@@ -107,13 +141,24 @@ func FindGlslang(ctx context.Context) (*Tool, *Tool, error) {
 // FindClang locates clang++-19 ($KGEN_CLANG overrides) and, if present, a
 // real hipcc and the HIP headers.
 func FindClang(ctx context.Context) (*Tool, error) {
-	c := find(os.Getenv("KGEN_CLANG"), "clang++-19")
+	c, err := findEnv("KGEN_CLANG", "clang++-19", InstallClang, "clang++-19")
+	if err != nil {
+		return nil, err
+	}
 	if c == "" {
 		return nil, &ToolError{Tool: "clang++-19", Install: InstallClang}
 	}
 	v, err := firstLine(ctx, c, "--version")
 	if err != nil {
 		return nil, &ToolError{Tool: "clang++-19", Install: InstallClang}
+	}
+	// The HIP headers go with clang; a KGEN_HIP_INCLUDE without them is the
+	// same mistake as a KGEN_CLANG naming nothing (HIPHeaders would fall
+	// back to another directory).
+	if d := os.Getenv("KGEN_HIP_INCLUDE"); d != "" {
+		if _, err := os.Stat(d + "/hip/hip_runtime.h"); err != nil {
+			return nil, &ToolError{Tool: "HIP include directory", Install: InstallClang, Env: "KGEN_HIP_INCLUDE", Path: d, Reason: "has no hip/hip_runtime.h"}
+		}
 	}
 	return &Tool{"clang", c, v}, nil
 }

@@ -258,6 +258,9 @@ func rules(f *jen.File, s *spec.Spec) {
 		if fam.Verify != nil {
 			d[jen.Id("Verify")] = verifyValue(fam.Verify)
 		}
+		if fam.Baseline != nil {
+			d[jen.Id("Baseline")] = jen.Lit(fam.Baseline.Expr.Src)
+		}
 		fams = append(fams, jen.Values(d))
 	}
 	f.Comment("Families holds each family's selection rules and launch contract (templates/kernels.yaml).")

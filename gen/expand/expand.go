@@ -206,6 +206,9 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 			break
 		}
 	}
+	if err := tooMany(f, a, choices, len(out), combos); err != nil {
+		return nil, err
+	}
 	if len(out) == 0 {
 		return nil, &Error{a.Pos, fmt.Sprintf("family %s has no variants on %s after its constraints and this arch's emit lists%s: widen emit.%s or the arch's dtypes", f.Name, a.Name, mostRejected(f, rejected, combos), f.Name)}
 	}
@@ -223,6 +226,25 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 		}
 	}
 	return out, nil
+}
+
+// tooMany refuses a family expanding to more than its max_variants on one
+// arch, naming the axes that multiply: a tenfold axis is a tenfold
+// generated/, table and --check, which deserves a decision in the spec.
+func tooMany(f *spec.Family, a *spec.Arch, choices [][]string, n, combos int) error {
+	if n <= f.MaxVariants {
+		return nil
+	}
+	var axes []string
+	for i, ax := range f.Axes {
+		axes = append(axes, fmt.Sprintf("%s %d", ax.Name, len(choices[i])))
+	}
+	msg := fmt.Sprintf("family %s expands to %d variants on %s, more than its limit of %d: its axes multiply %s = %d combinations (after this arch's emit lists and dtypes), %d after the constraints; narrow an axis or emit.%s in %s",
+		f.Name, n, a.Name, f.MaxVariants, strings.Join(axes, " x "), combos, n, f.Name, a.File)
+	if f.MaxVariantsPos.Line == 0 {
+		return &Error{f.Pos, msg + fmt.Sprintf(", or set max_variants: N on the family to allow more (default %d)", spec.DefaultMaxVariants)}
+	}
+	return &Error{f.MaxVariantsPos, msg + ", or raise max_variants"}
 }
 
 // mostRejected names the constraint that rejected the most combinations.

@@ -45,6 +45,8 @@ families:
     constraints:
       - {rule: "pack * bytes(dtype) <= 16", why: "16-byte loads at most"}
     vulkan: {baked: [dtype, pack, layout], specialization: {wg: 2, splits: 3}}
+    launch: {workgroup: {value: wg, param: wg}, grid: ["1", "1", "1"], buffers: [{name: Y, dir: out, elem: f32, bytes: "4"}]}
+    verify: {reference: gemv, compare: {mode: exact}, cases: [{m: "1", n: "1", k: "1"}]}
 `
 
 func TestExpand(t *testing.T) {

@@ -93,6 +93,11 @@ const (
 	// MaxCombinations bounds the product of a family's axis sizes, which
 	// expansion walks for every arch (gemv has a few thousand).
 	MaxCombinations = 1 << 17
+	// DefaultMaxVariants bounds the variants one family expands to on one
+	// arch unless the family sets max_variants: every variant is a kernel
+	// in generated/ and a table row, so growing an axis tenfold should be a
+	// decision, not a surprise. The largest today is gemv on sm90, 2224.
+	DefaultMaxVariants = 4096
 )
 
 // badText says what is wrong with a doc, why or rule text, or "". Text is
@@ -565,6 +570,10 @@ type rawFamily struct {
 	Select      *rawSelect        `yaml:"select"`
 	Launch      *rawLaunch        `yaml:"launch"`
 	Verify      *rawVerify        `yaml:"verify"`
+	MaxVariants *int              `yaml:"max_variants"`
+	Bench       *struct {
+		Baseline string `yaml:"baseline"`
+	} `yaml:"bench"`
 }
 
 type rawAxis struct {
@@ -724,6 +733,9 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		}
 	}
 	f := &Family{Name: name, Doc: rf.Doc, Templates: map[string]string{}, Pos: here}
+	if err := maxVariants(f, rf, at); err != nil {
+		return nil, err
+	}
 	if len(rf.Templates) == 0 {
 		return nil, &Error{here, fmt.Sprintf("family %s has no templates (want templates: {hip: ..., vulkan: ...})", name)}
 	}
@@ -858,7 +870,8 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 	for _, k := range BuildArchNames {
 		constraintNames[k] = true
 	}
-	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs}
+	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs, Values: stringValues(f)}
+	constraintDecl.Values["target"] = []string{"amdgcn", "cuda"}
 	for i, rr := range rf.Constraints {
 		r, err := l.rule(rr, constraintDecl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 			return b.Child("constraints").Index(uint(i)).Child("rule")
@@ -928,7 +941,7 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		for _, k := range OpNames {
 			selNames[k] = true
 		}
-		decl := expr.Decl{Names: selNames, Funcs: funcs}
+		decl := expr.Decl{Names: selNames, Funcs: funcs, Values: stringValues(f)}
 		f.Select = &Select{}
 		lists := []struct {
 			key string
@@ -960,6 +973,14 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 		return at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return more(b.Child("verify")) })
 	}); err != nil {
 		return nil, err
+	}
+	if rf.Bench != nil {
+		bpos := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("bench").Child("baseline") })
+		r, err := l.rule(&rawRule{Rule: rf.Bench.Baseline, Why: "baseline"}, constraintDecl, bpos)
+		if err != nil {
+			return nil, err
+		}
+		f.Baseline = r
 	}
 	return f, nil
 }
@@ -1140,7 +1161,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("%d prefer keys for %s; at most %d", len(ra.Prefer[fam]), fam, MaxPreferKeys)}
 		}
 		for i, rr := range ra.Prefer[fam] {
-			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}},
+			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}, Values: stringValues(f)},
 				at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 					return b.Child("prefer").Child(fam).Index(uint(i)).Child("rule")
 				}))
@@ -1151,6 +1172,50 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		}
 	}
 	return a, nil
+}
+
+// maxVariants sets f.MaxVariants from the family's max_variants key.
+func maxVariants(f *Family, rf *rawFamily, at func(func(*yaml.PathBuilder) *yaml.PathBuilder) Pos) error {
+	f.MaxVariants = DefaultMaxVariants
+	if rf == nil || rf.MaxVariants == nil {
+		return nil
+	}
+	f.MaxVariantsPos = at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("max_variants") })
+	if n := *rf.MaxVariants; n < 1 || n > MaxCombinations {
+		return &Error{f.MaxVariantsPos, fmt.Sprintf("max_variants %d; allowed: 1..%d", n, MaxCombinations)}
+	}
+	f.MaxVariants = *rf.MaxVariants
+	return nil
+}
+
+// stringValues maps each of the family's parameters (axes and derived)
+// that takes a string value to every value it takes, in spec order: a rule
+// comparing it with any other string is refused (see expr.Decl.Values).
+func stringValues(f *Family) map[string][]string {
+	all := map[string][]string{}
+	add := func(k, v string) {
+		if !contains(all[k], v) {
+			all[k] = append(all[k], v)
+		}
+	}
+	for _, ax := range f.Axes {
+		for _, v := range ax.Values {
+			add(ax.Name, v)
+			for _, k := range sortedKeys(ax.Derive[v]) {
+				add(k, ax.Derive[v][k])
+			}
+		}
+	}
+	out := map[string][]string{}
+	for k, vs := range all {
+		for _, v := range vs {
+			if !digitsRe.MatchString(v) {
+				out[k] = vs
+				break
+			}
+		}
+	}
+	return out
 }
 
 func scalar(v any) (string, bool, error) {

@@ -57,7 +57,15 @@ type Family struct {
 	// checked against runtime/ref (contract.go).
 	Launch *Launch
 	Verify *Verify
-	Pos    Pos
+	// Baseline marks the variant `gen bench` measures the others against
+	// (bench.baseline: a condition over the parameters), or nil.
+	Baseline *Rule
+	// MaxVariants bounds the variants the family may expand to on one arch
+	// (DefaultMaxVariants unless the spec sets max_variants); MaxVariantsPos
+	// is where the spec sets it (zero when it does not).
+	MaxVariants    int
+	MaxVariantsPos Pos
+	Pos            Pos
 }
 
 // Axis is one dimension of a family's variant space.

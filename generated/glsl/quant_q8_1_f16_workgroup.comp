@@ -6,7 +6,7 @@
 // blocks of 9 words: half d | half s << 16, qs[32] as 8 words). Push: rows,
 // K, blocks per row, blocks per workgroup. Grid: x * y workgroups cover
 // ceil(rows * blocks per row / blocks per workgroup).
-// Definition (shared/reference/quant-formats.md, ggml-cuda quantize_q8_1, the
+// Definition (docs/quant-formats.md, ggml-cuda quantize_q8_1, the
 // GPU one): elements past K read 0; amax = max |x| (NaN dropped);
 // d = amax / 127; q = amax == 0 ? 0 : roundf(x / d) (half away from zero,
 // through a saturating int16); s = the sum of the 32 inputs in the order of a

@@ -6,7 +6,7 @@
 // 73 words: d, qs[256] as 64 words, bsums[16] as 8 words). Push: rows, K,
 // blocks per row (K/256), blocks per workgroup. Grid: x * y workgroups
 // cover ceil(rows * K/256 / blocks per workgroup).
-// Definition (shared/reference/quant-formats.md, ggml quantize_row_q8_K_ref):
+// Definition (docs/quant-formats.md, ggml quantize_row_q8_K_ref):
 // max = the first x of largest |x| (NaN never), iscale = -127/max,
 // qs = min(127, nearest_int(iscale * x)) stored as int8, bsums = sums of 16
 // stored qs, d = 1/iscale; amax == 0 gives an all-zero block.

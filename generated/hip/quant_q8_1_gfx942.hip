@@ -3,7 +3,7 @@
 // Arch gfx942 (CDNA3, e.g. MI300X): wave 64, 304 compute units.
 // 12 kernels, one per variant; each is a thin extern "C" entry
 // into the one templated body below.
-// Definition (shared/reference/quant-formats.md, ggml-cuda quantize_q8_1, the
+// Definition (docs/quant-formats.md, ggml-cuda quantize_q8_1, the
 // GPU one): elements past K read 0; amax = max |x| (NaN dropped);
 // d = amax / 127; q = amax == 0 ? 0 : roundf(x / d) (half away from zero,
 // through a saturating int16); s = the sum of the 32 inputs in the order of

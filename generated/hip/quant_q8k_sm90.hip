@@ -3,7 +3,7 @@
 // Arch sm90 (NVIDIA Hopper (H100/H200) via nvcc): wave 32, 132 compute units.
 // 12 kernels, one per variant; each is a thin extern "C" entry
 // into the one templated body below.
-// Definition (shared/reference/quant-formats.md, ggml quantize_row_q8_K_ref):
+// Definition (docs/quant-formats.md, ggml quantize_row_q8_K_ref):
 // max = the first x of largest |x| (NaN never), iscale = -127/max,
 // qs = min(127, nearest_int(iscale * x)) stored as int8, bsums = sums of 16
 // stored qs, d = 1/iscale; amax == 0 gives an all-zero block. Byte-identical

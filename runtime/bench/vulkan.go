@@ -1,128 +1,93 @@
 package bench
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
-	"sort"
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
 	"github.com/kgen-dev/kgen/runtime/table"
-	"github.com/kgen-dev/kgen/runtime/verify"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
-// VulkanTimer times SPIR-V variants with Vulkan timestamps: one dispatch
-// per rotated weight copy per repetition, median over Reps. It is a
-// runtime.Timer for the device's class.
+// Pipelines builds SPIR-V variants' pipelines on one Vulkan device
+// (verify.VulkanRunner is one).
+type Pipelines interface {
+	// Device is the device as the runtime sees it (class, wave, limits).
+	Device() kruntime.Device
+	// Pipeline returns the pipeline of l's variant: its blob, its
+	// specialization constants (the contract's workgroup parameter set to
+	// l.Workgroup), a binding per planned buffer and l.Push() bytes of
+	// push constants.
+	Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error)
+}
+
+// VulkanTimer times SPIR-V variants of any family with Vulkan timestamps:
+// one dispatch per buffer copy per pass, all passes recorded in one command
+// buffer, the median over Reps. It is a runtime.Timer for the device's
+// class.
 type VulkanTimer struct {
-	R    *verify.VulkanRunner
+	Dev  *vulkan.Device
+	R    Pipelines
 	Reps int
 	Rng  *rand.Rand
-	// RotateBytes is the quantizer input the dispatches rotate over (0:
-	// 512 MiB; at most maxVulkanQuantCopies buffers).
+	// RotateBytes is what one timed pass touches at least (0: 512 MiB).
 	RotateBytes int
 
-	quant *vulkanQuant
-
-	op                            kruntime.Op
-	ws                            []*vulkan.Buffer
-	x, scale, y, partial, counter *vulkan.Buffer
+	pool *pool[*vulkan.Buffer]
 }
 
-// Close frees the current op's buffers.
-func (t *VulkanTimer) Close() { t.free(); t.freeQuant() }
+// vulkanMem is a Vulkan device's memory for a pool.
+type vulkanMem struct{ d *vulkan.Device }
 
-func (t *VulkanTimer) free() {
-	for _, b := range append(t.ws, t.x, t.scale, t.y, t.partial, t.counter) {
-		if b != nil {
-			b.Free()
-		}
+func (m vulkanMem) alloc(n int) (*vulkan.Buffer, error)        { return m.d.NewBuffer(n) }
+func (m vulkanMem) upload(b *vulkan.Buffer, data []byte) error { return b.Upload(data) }
+func (m vulkanMem) zero(b *vulkan.Buffer, _ int) error         { return b.Fill(0) }
+func (m vulkanMem) free(b *vulkan.Buffer)                      { b.Free() }
+
+// Close frees the buffers.
+func (t *VulkanTimer) Close() {
+	if t.pool != nil {
+		t.pool.close()
 	}
-	t.ws, t.x, t.scale, t.y, t.partial, t.counter = nil, nil, nil, nil, nil, nil
 }
 
-// prepare sets up op's buffers; weights are kept across ops of the same
-// N x K and weight size, as the CUDA Runner does.
-func (t *VulkanTimer) prepare(op kruntime.Op) error {
-	if t.ws != nil && t.op == op {
-		return nil
+// Rotated is the bytes a timed pass of op touches (0 before op is timed).
+func (t *VulkanTimer) Rotated(op kruntime.Op) int64 { return rotatedOf(t.pool, op) }
+
+// time times reps passes of the dispatches, each pass's GPU time in
+// microseconds. Every timed dispatch of the timer goes through it.
+func (t *VulkanTimer) time(reps int, ds []vulkan.Dispatch) ([]float64, error) {
+	ns, err := t.Dev.Time(ds, reps)
+	for i := range ns {
+		ns[i] /= 1e3
 	}
-	d := t.R.Dev
-	dt := dtypeOf(op.Dtype)
-	wbytes := weightBytes(op)
-	var ws []*vulkan.Buffer
-	if t.ws != nil && sameWeights(t.op, op) {
-		ws, t.ws = t.ws, nil
-	}
-	t.free()
-	t.op, t.ws = op, ws
-	if t.ws == nil {
-		wdata := randomBytes(t.Rng, int(wbytes))
-		for i := 0; i < rotation(wbytes); i++ {
-			b, err := d.NewBuffer(int(wbytes))
-			if err != nil {
-				return err
-			}
-			t.ws = append(t.ws, b)
-			if err := b.Upload(wdata); err != nil {
-				return err
-			}
-		}
-	}
-	var err error
-	nb := func(n int) *vulkan.Buffer {
-		if err != nil {
-			return nil
-		}
-		var b *vulkan.Buffer
-		b, err = d.NewBuffer(max(n, 16))
-		return b
-	}
-	t.x, t.scale, t.y = nb(op.M*op.K*dt.ActBytes), nb(4*op.N), nb(4*op.M*op.N)
-	t.partial, t.counter = nb(4*8*op.M*op.N), nb(4*op.N)
-	if err != nil {
-		return err
-	}
-	if err := t.x.Upload(randomBytes(t.Rng, op.M*op.K*dt.ActBytes)); err != nil {
-		return err
-	}
-	if err := t.scale.Fill(0x3F800000); err != nil {
-		return err
-	}
-	return t.counter.Fill(0)
+	return ns, err
 }
 
-// Time implements runtime.Timer (GEMV and quantizer ops).
+// Time implements runtime.Timer: the median over Reps of a pass of one
+// dispatch per buffer copy, divided by the copies, in microseconds.
 func (t *VulkanTimer) Time(v *table.Variant, op kruntime.Op) (float64, error) {
-	if kruntime.IsQuant(op.Family) {
-		return t.timeQuant(v, op)
-	}
-	if err := t.prepare(op); err != nil {
-		return 0, err
-	}
-	l, err := kruntime.PlanGEMV(v, t.R.Device(), op.M, op.N, op.K)
+	l, err := kruntime.Plan(v, t.R.Device(), op)
 	if err != nil {
 		return 0, err
 	}
-	p, err := t.R.Pipeline(v)
+	pl, err := t.R.Pipeline(l)
 	if err != nil {
 		return 0, err
 	}
-	push := make([]byte, 12)
-	for i, val := range l.Push {
-		binary.LittleEndian.PutUint32(push[4*i:], val)
+	if t.pool == nil {
+		t.pool = &pool[*vulkan.Buffer]{mem: vulkanMem{t.Dev}, rng: t.Rng, target: t.RotateBytes}
 	}
-	var ds []vulkan.Dispatch
-	for _, w := range t.ws {
-		ds = append(ds, vulkan.Dispatch{Pipeline: p, Buffers: []*vulkan.Buffer{w, t.x, t.scale, t.y, t.partial, t.counter}, Push: push, Groups: l.Groups})
-	}
-	if _, err := t.R.Dev.Time(ds, 3); err != nil { // warm-up
+	p := t.pool
+	if err := p.prepare(l); err != nil {
 		return 0, err
 	}
-	ns, err := t.R.Dev.Time(ds, t.Reps)
-	if err != nil {
+	if err := l.CheckBuffers(p.sizes()); err != nil {
 		return 0, err
 	}
-	sort.Float64s(ns)
-	return ns[len(ns)/2] / 1e3 / float64(len(ds)), nil
+	push := l.Push()
+	ds := make([]vulkan.Dispatch, p.n)
+	for i := range ds {
+		ds[i] = vulkan.Dispatch{Pipeline: pl, Buffers: p.buffers(i), Push: push, Groups: l.Groups}
+	}
+	return median(t.Reps, len(ds), func(reps int) ([]float64, error) { return t.time(reps, ds) })
 }

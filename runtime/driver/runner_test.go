@@ -184,7 +184,15 @@ func TestDriverRunnerOnFake(t *testing.T) {
 	// Rows of another arch or backend are refused.
 	other := vs[0]
 	other.Arch = "gfx1200"
-	if _, err := r.RunGEMV(&other, verify.Shape{T: 1, N: 1, K: 8}, nil, nil, nil); err == nil {
+	ops, err := kruntime.VerifyCases(&other, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := kruntime.Plan(&other, d, ops[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(l, nil, 0, 0); err == nil {
 		t.Error("a gfx1200 row ran on a gfx1100 runner")
 	}
 }

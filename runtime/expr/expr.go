@@ -48,6 +48,10 @@ type Env interface {
 type Decl struct {
 	Names map[string]bool
 	Funcs map[string]bool
+	// Values, when a name has an entry, are the strings it can hold: an
+	// == or != comparison of it with any other string literal is an error
+	// (a typo that makes the comparison constant).
+	Values map[string][]string
 	// AnyName accepts every identifier (for expressions the generator
 	// validated already; ParseTrusted).
 	AnyName bool
@@ -150,7 +154,12 @@ func check(n ast.Expr, decl Decl) error {
 		if err := check(n.X, decl); err != nil {
 			return err
 		}
-		return check(n.Y, decl)
+		if err := check(n.Y, decl); err != nil {
+			return err
+		}
+		if n.Op == token.EQL || n.Op == token.NEQ {
+			return checkValue(n, decl)
+		}
 	case *ast.CallExpr:
 		id, ok := n.Fun.(*ast.Ident)
 		if ok && builtins[id.Name] != nil {
@@ -171,6 +180,31 @@ func check(n ast.Expr, decl Decl) error {
 		return check(n.Args[0], decl)
 	default:
 		return &Error{pos(n), fmt.Sprintf("%T not allowed in a rule", n)}
+	}
+	return nil
+}
+
+// checkValue refuses a comparison of a name with a string literal that is
+// not one of the name's declared values.
+func checkValue(n *ast.BinaryExpr, decl Decl) error {
+	for _, p := range [][2]ast.Expr{{n.X, n.Y}, {n.Y, n.X}} {
+		id, ok := unparen(p[0]).(*ast.Ident)
+		lit, ok2 := unparen(p[1]).(*ast.BasicLit)
+		if !ok || !ok2 || lit.Kind != token.STRING {
+			continue
+		}
+		vals, ok := decl.Values[id.Name]
+		if !ok {
+			continue
+		}
+		s, _ := strconv.Unquote(lit.Value)
+		found := false
+		for _, v := range vals {
+			found = found || v == s
+		}
+		if !found {
+			return &Error{int(lit.Pos()), fmt.Sprintf("%s is never %s (its values: %s), so %s %s %s is always %v", id.Name, lit.Value, strings.Join(vals, ", "), id.Name, n.Op, lit.Value, n.Op == token.NEQ)}
+		}
 	}
 	return nil
 }

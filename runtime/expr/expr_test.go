@@ -205,3 +205,24 @@ func TestCRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestDeclValuesAndInts(t *testing.T) {
+	d := decl
+	d.Values = map[string][]string{"layout": {"subgroup", "splitk"}}
+	for _, src := range []string{`layout == "splitk" || m % 256 == 0 && k >= 0x10`, `"subgroup" != (layout)`, `dtype == "anything"`} {
+		if _, err := Parse(src, d); err != nil {
+			t.Errorf("Parse(%s): %v", src, err)
+		}
+	}
+	for src, col := range map[string]int{`layout == "splitK"`: 11, `m > 1 && "sg" != layout`: 10} {
+		_, err := Parse(src, d)
+		var ee *Error
+		if !errors.As(err, &ee) || ee.Col != col || !strings.Contains(ee.Msg, "layout is never") || !strings.Contains(ee.Msg, "its values: subgroup, splitk") {
+			t.Errorf("Parse(%s) = %v, want an error at col %d saying layout is never that value", src, err, col)
+		}
+	}
+	e, _ := Parse(`m % 256 == 0 && k >= 0x10 && n > 0`, d)
+	if got := fmt.Sprint(e.Ints()); got != "[256 0 16 0]" {
+		t.Errorf("Ints() = %s, want [256 0 16 0]", got)
+	}
+}

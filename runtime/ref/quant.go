@@ -7,7 +7,7 @@ import (
 )
 
 // Block geometry of the activation formats (see
-// shared/reference/quant-formats.md).
+// docs/quant-formats.md).
 const (
 	QK_K          = 256           // floats per Q8_K superblock
 	Q8KBlockBytes = 4 + QK_K + 32 // {f32 d; int8 qs[256]; int16 bsums[16]}

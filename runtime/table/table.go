@@ -84,6 +84,21 @@ func (v *Variant) ParamMap() map[string]string {
 	return m
 }
 
+// ParamString is the parameters as space-separated name=value pairs, in
+// order (for messages).
+func (v *Variant) ParamString() string {
+	var b []byte
+	for i, p := range v.Params {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, p.N...)
+		b = append(b, '=')
+		b = append(b, p.Value()...)
+	}
+	return string(b)
+}
+
 // SpecConst is a Vulkan specialization constant binding.
 type SpecConst struct {
 	ID    uint32
@@ -113,6 +128,9 @@ type Family struct {
 	Launch Launch
 	// Verify is how the family's kernels are checked against runtime/ref.
 	Verify Verify
+	// Baseline is a condition over a variant's parameters marking the one
+	// `gen bench` measures the others against ("" : none).
+	Baseline string
 }
 
 // Let is a named value computed in order before what uses it.

@@ -137,12 +137,10 @@ func (r *DriverRunner) function(v *table.Variant) (*driver.Function, error) {
 }
 
 // buffer returns a device buffer of at least size bytes for a slot, reused
-// across runs; the counter slot is zeroed when (re)allocated, and the
-// kernels leave it zero.
-func (r *DriverRunner) buffer(slot string, size int) (driverBuf, error) {
-	if size < 16 {
-		size = 16
-	}
+// across runs; a zero slot is zeroed when (re)allocated (the kernels leave
+// such buffers zero).
+func (r *DriverRunner) buffer(slot string, size int, zero bool) (driverBuf, error) {
+	size = max(size, 16)
 	if b, ok := r.bufs[slot]; ok && b.size >= size {
 		return b, nil
 	} else if ok {
@@ -155,7 +153,7 @@ func (r *DriverRunner) buffer(slot string, size int) (driverBuf, error) {
 		return driverBuf{}, err
 	}
 	b := driverBuf{p: p, size: size}
-	if slot == "counter" {
+	if zero {
 		if err := r.Ctx.Memset32(p, 0, size/4); err != nil {
 			r.Ctx.Free(p)
 			return driverBuf{}, err
@@ -165,98 +163,65 @@ func (r *DriverRunner) buffer(slot string, size int) (driverBuf, error) {
 	return b, nil
 }
 
-// RunGEMV implements Runner: launch grid l.Groups, block l.Workgroup, with
-// the kernel arguments (W, X, scale, Y, partial, counter, T, N, K) of
-// templates/gemv/gemv.hip.tmpl.
-func (r *DriverRunner) RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([]float32, error) {
+// Run implements Runner: grid l.Groups, block l.Workgroup, kernel arguments
+// the planned buffers' pointers in order, then l.KernelArgs().
+func (r *DriverRunner) Run(l *kruntime.Launch, inputs map[string][]byte, poison uint32, guard int) ([]byte, error) {
+	v := l.Variant
 	if v.Backend != "hip" || v.Arch != r.arch {
 		return nil, fmt.Errorf("%s: this runner runs hip/%s variants", v.Key(), r.arch)
-	}
-	l, err := kruntime.PlanGEMV(v, r.dev, s.T, s.N, s.K)
-	if err != nil {
-		return nil, err
 	}
 	f, err := r.function(v)
 	if err != nil {
 		return nil, err
 	}
-	sizes := map[string]int{"w": len(w), "x": len(x), "scale": len(scale), "y": l.YBytes, "partial": l.PartialBytes, "counter": l.CounterBytes}
-	bufs := map[string]driverBuf{}
-	for _, slot := range []string{"w", "x", "scale", "y", "partial", "counter"} {
-		if bufs[slot], err = r.buffer(slot, sizes[slot]); err != nil {
+	bufs := make([]driverBuf, len(l.Buffers))
+	sizes := make([]int, len(l.Buffers))
+	for i, pb := range l.Buffers {
+		size := pb.Size
+		if pb.Dir == "out" {
+			size += guard
+		}
+		if bufs[i], err = r.buffer(slotName(pb), size, pb.Zero); err != nil {
 			return nil, err
 		}
+		sizes[i] = bufs[i].size
 	}
-	if err := l.CheckBuffers(v.Name, bufs["w"].size, bufs["x"].size, bufs["scale"].size, bufs["y"].size, bufs["partial"].size, bufs["counter"].size); err != nil {
+	if err := l.CheckBuffers(sizes); err != nil {
 		return nil, err
 	}
-	for slot, data := range map[string][]byte{"w": w, "x": x, "scale": scale} {
-		if err := r.Ctx.Upload(bufs[slot].p, data); err != nil {
-			return nil, err
+	out, outBytes := -1, 0
+	args := make([]any, 0, len(l.Buffers)+len(l.Args))
+	for i, pb := range l.Buffers {
+		switch pb.Dir {
+		case "in":
+			data, ok := inputs[pb.Name]
+			if !ok {
+				return nil, fmt.Errorf("%s: no input for buffer %s", v.Name, pb.Name)
+			}
+			if err := r.Ctx.Upload(bufs[i].p, data); err != nil {
+				return nil, err
+			}
+		case "out":
+			if err := r.Ctx.Memset32(bufs[i].p, poison, bufs[i].size/4); err != nil {
+				return nil, err
+			}
+			out, outBytes = i, pb.Size+guard
 		}
+		args = append(args, bufs[i].p)
 	}
-	if err := r.Ctx.Memset32(bufs["y"].p, poison, bufs["y"].size/4); err != nil {
-		return nil, err
+	if out < 0 {
+		return nil, fmt.Errorf("%s: the launch has no out buffer", v.Name)
 	}
-	err = r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0,
-		bufs["w"].p, bufs["x"].p, bufs["scale"].p, bufs["y"].p, bufs["partial"].p, bufs["counter"].p,
-		int32(l.Push[0]), int32(l.Push[1]), int32(l.Push[2]))
-	if err != nil {
+	args = append(args, l.KernelArgs()...)
+	if err := r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0, args...); err != nil {
 		return nil, err
 	}
 	if err := r.Ctx.Sync(); err != nil {
 		return nil, fmt.Errorf("run %s: %w", v.Name, err)
 	}
-	out := make([]byte, l.YBytes)
-	if err := r.Ctx.Download(out, bufs["y"].p); err != nil {
+	got := make([]byte, outBytes)
+	if err := r.Ctx.Download(got, bufs[out].p); err != nil {
 		return nil, err
 	}
-	return floats(out), nil
-}
-
-// RunQuant implements Runner: launch grid l.Groups, block l.Workgroup, with
-// the kernel arguments (X, Y, rows, K, gx) of templates/quant/*.hip.tmpl. Y
-// and guard bytes after it are poisoned with 0xFF first.
-func (r *DriverRunner) RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error) {
-	if v.Backend != "hip" || v.Arch != r.arch {
-		return nil, fmt.Errorf("%s: this runner runs hip/%s variants", v.Key(), r.arch)
-	}
-	l, err := kruntime.PlanQuant(v, r.dev, rows, K)
-	if err != nil {
-		return nil, err
-	}
-	f, err := r.function(v)
-	if err != nil {
-		return nil, err
-	}
-	bx, err := r.buffer("qx", len(x))
-	if err != nil {
-		return nil, err
-	}
-	by, err := r.buffer("qy", l.YBytes+guard)
-	if err != nil {
-		return nil, err
-	}
-	if err := l.CheckBuffers(v.Name, bx.size, by.size); err != nil {
-		return nil, err
-	}
-	if err := r.Ctx.Upload(bx.p, x); err != nil {
-		return nil, err
-	}
-	if err := r.Ctx.Memset32(by.p, quantPoison, by.size/4); err != nil {
-		return nil, err
-	}
-	err = r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0,
-		bx.p, by.p, int32(rows), int32(K), int32(l.Groups[0]))
-	if err != nil {
-		return nil, err
-	}
-	if err := r.Ctx.Sync(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", v.Name, err)
-	}
-	out := make([]byte, l.YBytes+guard)
-	if err := r.Ctx.Download(out, by.p); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return got, nil
 }

@@ -15,23 +15,74 @@ import (
 
 	"github.com/kgen-dev/kgen/generated"
 	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/ref"
 	"github.com/kgen-dev/kgen/runtime/table"
 )
 
-// quantVariants returns the table's quantizer variants of a backend and arch.
-func quantVariants(t *testing.T, backend, arch string) []*table.Variant {
+// exactVariants returns the table's variants of a backend and arch whose
+// family's contract compares byte for byte (the quantizers).
+func exactVariants(t *testing.T, backend, arch string) []*table.Variant {
 	t.Helper()
 	var vs []*table.Variant
 	for i := range generated.Variants {
 		v := &generated.Variants[i]
-		if kruntime.IsQuant(v.Family) && v.Backend == backend && v.Arch == arch {
+		if v.Backend != backend || v.Arch != arch {
+			continue
+		}
+		fam, err := kruntime.Contract(v.Family)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fam.Verify.Compare == "exact" {
 			vs = append(vs, v)
 		}
 	}
 	if len(vs) == 0 {
-		t.Fatalf("no quantizer variants for %s/%s in the table", backend, arch)
+		t.Fatalf("no byte-exact (quantizer) variants for %s/%s in the table", backend, arch)
 	}
 	return vs
+}
+
+// blockFormat is what the tests need to know of a block reference: the
+// elements per block and whether rows are padded to whole blocks (K any).
+type blockFormat struct {
+	block int
+	pad   bool
+	kind  string // its cases' kind in runtime/ref/testdata/golden.txt
+}
+
+var blockFormats = map[string]blockFormat{
+	"q8k":  {block: ref.QK_K, kind: "q8k"},
+	"q8_1": {block: ref.QK8_1, pad: true, kind: "q81"},
+}
+
+// formatOf is the block format of v's family's reference.
+func formatOf(t *testing.T, v *table.Variant) blockFormat {
+	t.Helper()
+	fam, err := kruntime.Contract(v.Family)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := blockFormats[fam.Verify.Reference]
+	if !ok {
+		t.Fatalf("%s: no block format for reference %q", v.Key(), fam.Verify.Reference)
+	}
+	return f
+}
+
+// quantOp is rows rows of K elements for v.
+func quantOp(v *table.Variant, rows, K int) kruntime.Op {
+	return kruntime.Op{Family: v.Family, Dtype: v.Param("dtype"), M: rows, N: 1, K: K}
+}
+
+// mustChecker is the verification of v on dev.
+func mustChecker(t *testing.T, v *table.Variant, dev kruntime.Device) *checker {
+	t.Helper()
+	c, err := newChecker(v, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // withParam returns a copy of v whose parameter (and specialization
@@ -39,23 +90,18 @@ func quantVariants(t *testing.T, backend, arch string) []*table.Variant {
 // geometry.
 func withParam(v *table.Variant, name string, val int) *table.Variant {
 	c := *v
-	var ps []string
-	for _, kv := range strings.Fields(v.Params) {
-		if k, _, _ := strings.Cut(kv, "="); k == name {
-			kv = fmt.Sprintf("%s=%d", name, val)
+	c.Params = append([]table.Param(nil), v.Params...)
+	for i := range c.Params {
+		if c.Params[i].N == name {
+			c.Params[i].I = int64(val)
 		}
-		ps = append(ps, kv)
 	}
-	c.Params = strings.Join(ps, " ")
-	var ss []string
-	for _, f := range strings.Fields(v.Spec) {
-		id, rest, _ := strings.Cut(f, ":")
-		if k, _, _ := strings.Cut(rest, "="); k == name {
-			f = fmt.Sprintf("%s:%s=%d", id, name, val)
+	c.Spec = append([]table.SpecConst(nil), v.Spec...)
+	for i := range c.Spec {
+		if c.Spec[i].Param == name {
+			c.Spec[i].Value = uint32(val)
 		}
-		ss = append(ss, f)
 	}
-	c.Spec = strings.Join(ss, " ")
 	return &c
 }
 
@@ -71,7 +117,7 @@ func TestQuantGeometries(t *testing.T) {
 	r := openLavapipe(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	runs := 0
-	for _, v := range quantVariants(t, "vulkan", "llvmpipe") {
+	for _, v := range exactVariants(t, "vulkan", "llvmpipe") {
 		if v.Param("dtype") != "f32" {
 			continue // geometry does not depend on the input type (only loads do)
 		}
@@ -92,16 +138,21 @@ func TestQuantGeometries(t *testing.T) {
 				geoms = append(geoms, withParam(v, "wg", wg))
 			}
 		}
-		f, _ := kruntime.QuantFormatOf(v.Family)
-		cases := []QuantCase{{3, 2 * f.Block}, {24, 12 * f.Block}}
-		if f.Pad {
-			cases = append(cases, QuantCase{5, 3*f.Block + 7})
+		f := formatOf(t, v)
+		cases := [][2]int{{3, 2 * f.block}, {24, 12 * f.block}}
+		if f.pad {
+			cases = append(cases, [2]int{5, 3*f.block + 7})
 		}
 		for _, g := range geoms {
-			for _, c := range cases {
+			c := mustChecker(t, g, r.Device())
+			for _, rk := range cases {
 				runs++
-				if _, msg := checkQuant(r, rng, g, c); msg != "" {
-					t.Errorf("%s (%s) %s: %s", g.Name, g.Params, c, msg)
+				op := quantOp(g, rk[0], rk[1])
+				blocks, msg := c.check(r, rng, op)
+				if msg != "" {
+					t.Errorf("%s (%v) %s: %s", g.Name, g.ParamMap(), caseName(op), msg)
+				} else if want := rk[0] * ((rk[1] + f.block - 1) / f.block); blocks != want {
+					t.Errorf("%s (%v) %s: %d blocks compared, want %d", g.Name, g.ParamMap(), caseName(op), blocks, want)
 				}
 			}
 		}
@@ -118,21 +169,31 @@ func TestQuantGolden(t *testing.T) {
 	r := openLavapipe(t)
 	cases := readGoldenFile(t, "../ref/testdata/golden.txt")
 	checked := 0
-	for _, v := range quantVariants(t, "vulkan", "llvmpipe") {
-		kind := "q8k"
-		if v.Family == "quant_q8_1" {
-			kind = "q81"
-		}
-		act := dtype(v.Param("dtype")).Act
+	for _, v := range exactVariants(t, "vulkan", "llvmpipe") {
+		kind := formatOf(t, v).kind
+		chk := mustChecker(t, v, r.Device())
 		for _, c := range cases {
 			if c.kind != kind {
 				continue
 			}
-			x, dec := encodeValues(act, c.x)
+			x, dec, err := ref.Encode(chk.dtype.Act, c.x)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !sameBits(dec, c.x) {
 				continue // not representable in this input type
 			}
-			got, err := r.RunQuant(v, 1, len(c.x), x, quantGuard)
+			l, err := kruntime.Plan(v, r.Device(), quantOp(v, 1, len(c.x)))
+			if err != nil {
+				t.Fatalf("%s %s: %v", v.Name, c.name, err)
+			}
+			var in string
+			for _, b := range l.Buffers {
+				if b.Dir == "in" {
+					in = b.Name
+				}
+			}
+			got, err := r.Run(l, map[string][]byte{in: x}, chk.vf.Poison, chk.vf.Guard)
 			if err != nil {
 				t.Fatalf("%s %s: %v", v.Name, c.name, err)
 			}
@@ -255,11 +316,11 @@ func TestQuantNoContraction(t *testing.T) {
 		noContraction = 42
 	)
 	seen := map[string]bool{}
-	for _, v := range quantVariants(t, "vulkan", "llvmpipe") {
-		if seen[v.Artifact] {
+	for _, v := range exactVariants(t, "vulkan", "llvmpipe") {
+		if seen[v.Artifact.Path] {
 			continue
 		}
-		seen[v.Artifact] = true
+		seen[v.Artifact.Path] = true
 		b, err := kruntime.SPIRV(v)
 		if err != nil {
 			t.Fatal(err)
@@ -273,7 +334,7 @@ func TestQuantNoContraction(t *testing.T) {
 		for i := 5; i < len(words); {
 			n, op := int(words[i]>>16), words[i]&0xFFFF
 			if n == 0 || i+n > len(words) {
-				t.Fatalf("%s: malformed SPIR-V at word %d", v.Artifact, i)
+				t.Fatalf("%s: malformed SPIR-V at word %d", v.Artifact.Path, i)
 			}
 			switch {
 			case op == opDecorate && n >= 3 && words[i+2] == noContraction:
@@ -284,13 +345,13 @@ func TestQuantNoContraction(t *testing.T) {
 			i += n
 		}
 		if len(ops) == 0 {
-			t.Fatalf("%s: no float add or multiply found", v.Artifact)
+			t.Fatalf("%s: no float add or multiply found", v.Artifact.Path)
 		}
 		for _, id := range ops {
 			if !decorated[id] {
-				t.Errorf("%s: float op %%%d is not NoContraction (a `precise` is missing)", v.Artifact, id)
+				t.Errorf("%s: float op %%%d is not NoContraction (a `precise` is missing)", v.Artifact.Path, id)
 			}
 		}
-		t.Logf("%s: %d float adds/multiplies, all NoContraction", v.Artifact, len(ops))
+		t.Logf("%s: %d float adds/multiplies, all NoContraction", v.Artifact.Path, len(ops))
 	}
 }

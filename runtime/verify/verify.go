@@ -1,13 +1,17 @@
 // Package verify runs generated variants on a real device against the CPU
-// reference (runtime/ref). GEMV: fresh random inputs (never zeros), outputs
-// poisoned with NaN before each run so an unwritten element fails, and
-// shapes that include K and N tails, every token count up to the variant's,
-// and the smallest and largest shapes the variant accepts. Quantizers
-// (quant.go): random and crafted blocks, outputs poisoned with 0xFF bytes,
-// compared byte for byte.
+// references of runtime/ref, through one path for every family: each
+// variant's verify cases (runtime.VerifyCases), each planned like any
+// launch (runtime.Plan), inputs made by the reference the family's contract
+// names (verify.reference in templates/kernels.yaml), the output poisoned
+// before each run (verify.poison) so an unwritten element fails, and the
+// comparison the contract names: relative (L2 error relative to the
+// reference's magnitudes, bound runtime.Bound) or exact (byte for byte, the
+// verify.guard bytes after the output left poisoned).
 package verify
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -21,62 +25,21 @@ import (
 	"github.com/kgen-dev/kgen/runtime/table"
 )
 
-// Tolerances on the L2 error against the float64 reference, relative to the
-// L2 norm of sum |x*w| per output (ref.GemvAbs).
-const (
-	TolF32   = 1e-5 // f32 weights and activations
-	TolOther = 1e-3 // f16, bf16 and fp8 inputs
-)
-
-// Shape is one GEMV problem.
-type Shape struct{ T, N, K int }
-
-func (s Shape) String() string { return fmt.Sprintf("T=%d N=%d K=%d", s.T, s.N, s.K) }
-
-// Shapes lists the shapes v is verified on (device-dependent lanes).
-func Shapes(v *table.Variant, dev kruntime.Device) []Shape {
-	tokens, pack, rows := v.IntParam("tokens"), v.IntParam("pack"), v.IntParam("rows")
-	lanes := kruntime.WorkgroupSize(v, dev)
-	if v.Param("layout") == "subgroup" {
-		lanes = dev.Wave
-	}
-	splits := v.IntParam("splits")
-	minK := pack
-	if v.Param("layout") == "splitk" {
-		minK = splits * v.IntParam("wg") * pack // the smallest K its eligibility rule accepts
-	}
-	roundK := func(k int) int { return (k + pack - 1) / pack * pack }
-	out := []Shape{
-		{1, 1, minK}, // smallest
-		{tokens, 2*rows + 1, roundK(2*pack*lanes*max(splits, 1) + 3*pack)}, // N and K tails
-		{max(1, tokens-1), 37, roundK(1000 + 3*pack)},                      // T < tokens, odd N
-		{tokens, 4*rows + 3, roundK(8192 + 5*pack)},                        // largest verified: long K
-	}
-	for t := 1; t < tokens-1; t++ { // every other token count, on a small shape
-		out = append(out, Shape{t, rows + 1, roundK(3*pack*lanes + pack)})
-	}
-	for i := range out {
-		if out[i].K < minK {
-			out[i].K = minK
-		}
-	}
-	return out
-}
-
 // Failure is one failed check.
 type Failure struct {
 	Variant string
-	Shape   Shape
-	Case    string // the case, for families without a GEMV Shape (quantizers)
+	Op      kruntime.Op // the case (M, N, K); zero when the variant failed before its cases
 	Msg     string
 }
 
 func (f Failure) String() string {
-	if f.Case != "" {
-		return fmt.Sprintf("FAIL %s %s: %s", f.Variant, f.Case, f.Msg)
+	if f.Op == (kruntime.Op{}) {
+		return fmt.Sprintf("FAIL %s: %s", f.Variant, f.Msg)
 	}
-	return fmt.Sprintf("FAIL %s %s: %s", f.Variant, f.Shape, f.Msg)
+	return fmt.Sprintf("FAIL %s %s: %s", f.Variant, caseName(f.Op), f.Msg)
 }
+
+func caseName(op kruntime.Op) string { return fmt.Sprintf("m=%d n=%d k=%d", op.M, op.N, op.K) }
 
 // Report summarizes a verification.
 type Report struct {
@@ -84,21 +47,21 @@ type Report struct {
 	Verified int // variants run
 	Passed   int
 	Failed   int
-	Shapes   int // shape runs in all
+	Shapes   int // case runs in all
 	Failures []Failure
 	Skipped  []string // variants the device cannot run, with the reason
 	Seed     uint64
 	Elapsed  time.Duration
-	// QuantVariants and QuantBlocks count the quantizer variants verified and
-	// the output blocks compared byte for byte.
-	QuantVariants, QuantBlocks int
+	// ExactVariants and ExactBlocks count the variants compared byte for
+	// byte (verify.compare exact) and the output blocks compared.
+	ExactVariants, ExactBlocks int
 }
 
 // Summary is the closing line.
 func (r *Report) Summary() string {
 	s := fmt.Sprintf("verified %d variants on %s: %d passed, %d failed", r.Verified, r.Device, r.Passed, r.Failed)
-	if r.QuantVariants > 0 {
-		s += fmt.Sprintf(" (%d quantizer variants compared byte for byte with runtime/ref on %d blocks)", r.QuantVariants, r.QuantBlocks)
+	if r.ExactVariants > 0 {
+		s += fmt.Sprintf(" (%d variants compared byte for byte with runtime/ref on %d blocks)", r.ExactVariants, r.ExactBlocks)
 	}
 	return s
 }
@@ -114,18 +77,18 @@ func (f Filter) Match(v *table.Variant) bool {
 		(f.Variant == "" || v.Name == f.Variant || v.Key() == f.Variant) && (f.Arch == "" || v.Arch == f.Arch)
 }
 
-// Runner executes one variant on one shape and returns Y (T*N floats).
+// Runner executes planned launches on one device.
 type Runner interface {
 	// Device describes the device for selection rules and geometry.
 	Device() kruntime.Device
 	// Name is the device's name for the summary.
 	Name() string
-	// RunGEMV runs v with the given encoded inputs; Y is poisoned first.
-	RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([]float32, error)
-	// RunQuant runs quantizer v on rows x K encoded inputs. Its output
-	// buffer is filled with 0xFF bytes first; it returns the output blocks
-	// followed by the next guard bytes of the buffer (which must stay 0xFF).
-	RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error)
+	// Run launches l once: its in buffers hold inputs (by buffer name), its
+	// out buffer and the guard bytes after it are filled with the 32-bit
+	// pattern poison first, and its scratch buffers with Zero set hold
+	// zeros when allocated (the kernels leave them so). It returns the out
+	// buffer's bytes followed by the guard bytes.
+	Run(l *kruntime.Launch, inputs map[string][]byte, poison uint32, guard int) ([]byte, error)
 }
 
 // Options of a verification run.
@@ -136,6 +99,9 @@ type Options struct {
 	// Progress, when set, receives a line every so many variants.
 	Progress io.Writer
 }
+
+// lookup finds a family's reference (tests replace it).
+var lookup = ref.Lookup
 
 // Run verifies every table variant the filter selects on the runner.
 func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
@@ -157,13 +123,8 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 		return nil, fmt.Errorf("no variant matches %+v", o.Filter)
 	}
 	for i, v := range sel {
-		quant := kruntime.IsQuant(v.Family)
-		if v.Family != "gemv" && !quant {
-			rep.Skipped = append(rep.Skipped, v.Key()+": no verifier for family "+v.Family)
-			continue
-		}
-		if wg := kruntime.WorkgroupSize(v, dev); dev.MaxWorkgroup > 0 && wg > dev.MaxWorkgroup {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: workgroup %d > device max %d", v.Key(), wg, dev.MaxWorkgroup))
+		if err := kruntime.CheckDevice(v, dev); err != nil {
+			rep.Skipped = append(rep.Skipped, v.Key()+": "+err.Error())
 			continue
 		}
 		rep.Verified++
@@ -175,21 +136,20 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 				fmt.Fprintln(o.Log, f)
 			}
 		}
-		if quant {
-			rep.QuantVariants++
-			for _, c := range QuantCases(v, dev) {
-				rep.Shapes++
-				blocks, msg := checkQuant(r, rng, v, c)
-				rep.QuantBlocks += blocks
-				if msg != "" {
-					fail(Failure{Variant: v.Key(), Case: c.String(), Msg: msg})
-				}
+		c, err := newChecker(v, dev)
+		if err != nil {
+			fail(Failure{Variant: v.Key(), Msg: err.Error()})
+		} else {
+			if c.exact {
+				rep.ExactVariants++
 			}
-		}
-		for _, s := range gemvShapes(v, dev) {
-			rep.Shapes++
-			if msg := checkGEMV(r, rng, v, s); msg != "" {
-				fail(Failure{Variant: v.Key(), Shape: s, Msg: msg})
+			for _, op := range c.ops {
+				rep.Shapes++
+				blocks, msg := c.check(r, rng, op)
+				rep.ExactBlocks += blocks
+				if msg != "" {
+					fail(Failure{Variant: v.Key(), Op: op, Msg: msg})
+				}
 			}
 		}
 		if ok {
@@ -205,59 +165,183 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// gemvShapes is Shapes for GEMV variants, nothing for other families.
-func gemvShapes(v *table.Variant, dev kruntime.Device) []Shape {
-	if v.Family != "gemv" {
-		return nil
-	}
-	return Shapes(v, dev)
+// checker verifies one variant: its family's verification contract, its
+// reference and its cases on the device.
+type checker struct {
+	v     *table.Variant
+	dev   kruntime.Device
+	vf    *table.Verify
+	dtype table.Dtype
+	ref   ref.Reference
+	exact bool
+	ops   []kruntime.Op
 }
 
-func checkGEMV(r Runner, rng *rand.Rand, v *table.Variant, s Shape) string {
-	dt := dtype(v.Param("dtype"))
-	w, wf := encode(rng, dt.Weight, s.N*s.K)
-	x, xf := encode(rng, dt.Act, s.T*s.K)
-	var sb []byte
-	var sf []float32
-	if dt.Scaled {
-		sb, sf = scales(rng, s.N)
-	} else {
-		sb = make([]byte, 4) // bound but unread
-	}
-	got, err := r.RunGEMV(v, s, w, x, sb)
+func newChecker(v *table.Variant, dev kruntime.Device) (*checker, error) {
+	fam, err := kruntime.Contract(v.Family)
 	if err != nil {
-		return "run: " + err.Error()
+		return nil, err
 	}
-	want := ref.Gemv(wf, xf, sf, s.T, s.N, s.K)
-	tol := TolOther
-	if dt.Weight == "f32" && dt.Act == "f32" {
-		tol = TolF32
+	vf := &fam.Verify
+	rf, ok := lookup(vf.Reference)
+	if !ok {
+		return nil, fmt.Errorf("family %s: its contract names CPU reference %q, which runtime/ref does not register (registered: %s)",
+			v.Family, vf.Reference, strings.Join(ref.Names(), ", "))
 	}
-	// Error against sum |x*w| (the dot products' condition), not |y|: a
-	// K=2 f32 row that cancels to near zero measured 2e-5 "relative" error
-	// on NVIDIA with every product and sum correctly rounded.
-	rel := ref.RelL2Mag(got, want, ref.GemvAbs(wf, xf, sf, s.T, s.N, s.K))
-	if !(rel < tol) {
-		idx := ref.FirstMismatch(got, want, 1e-6, tol)
-		detail := ""
-		if idx >= 0 {
-			detail = fmt.Sprintf("; first differing index %d (t=%d n=%d): got %g want %g", idx, idx/s.N, idx%s.N, got[idx], want[idx])
+	if vf.Compare != "relative" && vf.Compare != "exact" {
+		return nil, fmt.Errorf("family %s: unknown verify compare %q (want relative or exact)", v.Family, vf.Compare)
+	}
+	c := &checker{v: v, dev: dev, vf: vf, ref: rf, exact: vf.Compare == "exact"}
+	found := false
+	for _, d := range kruntime.Dtypes() {
+		if d.Name == v.Param("dtype") {
+			c.dtype, found = d, true
 		}
-		if math.IsInf(rel, 1) {
-			return "output has NaN/Inf (unwritten or overflowed)" + detail
-		}
-		return fmt.Sprintf("relative L2 error %.3g > %.0e%s", rel, tol, detail)
 	}
-	return ""
+	if !found {
+		return nil, fmt.Errorf("unknown dtype %q", v.Param("dtype"))
+	}
+	if c.ops, err = kruntime.VerifyCases(v, dev); err != nil {
+		return nil, err
+	}
+	if len(c.ops) == 0 {
+		return nil, fmt.Errorf("family %s: no verify case applies to the variant", v.Family)
+	}
+	return c, nil
 }
 
-func dtype(name string) table.Dtype {
-	for _, d := range kruntime.Dtypes() {
-		if d.Name == name {
-			return d
+// Check plans op, has the reference make its inputs and expected output,
+// runs it on r and compares. It returns the blocks compared byte for byte
+// and "" or what differed.
+func (c *checker) check(r Runner, rng *rand.Rand, op kruntime.Op) (int, string) {
+	l, err := kruntime.Plan(c.v, c.dev, op)
+	if err != nil {
+		return 0, "plan: " + err.Error()
+	}
+	out := l.Output()
+	if out == nil {
+		return 0, "the launch contract has no out buffer"
+	}
+	p := ref.Problem{M: op.M, N: op.N, K: op.K, Dtype: c.dtype.Name, Weight: c.dtype.Weight, Act: c.dtype.Act, Scaled: c.dtype.Scaled}
+	for _, b := range l.Buffers {
+		p.Buffers = append(p.Buffers, ref.Buffer{Name: b.Name, Dir: b.Dir, Elem: b.Elem, Size: b.Size})
+	}
+	exp, err := c.ref(p, rng)
+	if err != nil {
+		return 0, "reference: " + err.Error()
+	}
+	for _, b := range l.Buffers {
+		if b.Dir == "in" && len(exp.Inputs[b.Name]) != b.Size {
+			return 0, fmt.Sprintf("reference %s made %d bytes for buffer %s; the launch sizes it %d", c.vf.Reference, len(exp.Inputs[b.Name]), b.Name, b.Size)
 		}
 	}
-	panic("verify: unknown dtype " + name)
+	guard := c.vf.Guard
+	got, err := r.Run(l, exp.Inputs, c.vf.Poison, guard)
+	if err != nil {
+		return 0, "run: " + err.Error()
+	}
+	if len(got) != out.Size+guard {
+		return 0, fmt.Sprintf("runner returned %d bytes, want %d + %d guard", len(got), out.Size, guard)
+	}
+	var poison [4]byte
+	binary.LittleEndian.PutUint32(poison[:], c.vf.Poison)
+	for i, b := range got[out.Size:] {
+		// The buffer is poisoned from its start, 4 bytes at a time.
+		if want := poison[(out.Size+i)%4]; b != want {
+			return 0, fmt.Sprintf("wrote past the output: byte %d after it is %#02x (poison %#02x)", i, b, want)
+		}
+	}
+	got = got[:out.Size]
+	if c.exact {
+		return compareExact(got, exp)
+	}
+	bound, err := kruntime.Bound(c.v, op)
+	if err != nil {
+		return 0, "bound: " + err.Error()
+	}
+	return 0, compareRelative(got, out, exp, bound)
+}
+
+// compareExact compares the output byte for byte with the reference's
+// blocks.
+func compareExact(got []byte, exp *ref.Expected) (int, string) {
+	unit := exp.Unit
+	if unit <= 0 {
+		unit = max(len(exp.Bytes), 1)
+	}
+	if len(got) != len(exp.Bytes) || len(exp.Bytes)%unit != 0 {
+		return 0, fmt.Sprintf("the output holds %d bytes; the reference made %d (blocks of %d)", len(got), len(exp.Bytes), unit)
+	}
+	blocks := len(exp.Bytes) / unit
+	if bytes.Equal(got, exp.Bytes) {
+		return blocks, ""
+	}
+	bad, first := 0, -1
+	for blk := 0; blk < blocks; blk++ {
+		lo, hi := blk*unit, (blk+1)*unit
+		if !bytes.Equal(got[lo:hi], exp.Bytes[lo:hi]) {
+			bad++
+			if first < 0 {
+				first = blk
+			}
+		}
+	}
+	g, w := got[first*unit:(first+1)*unit], exp.Bytes[first*unit:(first+1)*unit]
+	var what string
+	if exp.Describe != nil {
+		what = exp.Describe(first, g, w)
+	} else {
+		off := 0
+		for g[off] == w[off] {
+			off++
+		}
+		what = fmt.Sprintf("block %d: byte %d got %#02x want %#02x", first, off, g[off], w[off])
+	}
+	return blocks, fmt.Sprintf("%d of %d blocks differ; first: %s", bad, blocks, what)
+}
+
+// compareRelative measures the L2 error of the output's float32 elements
+// against the reference values, relative to the reference magnitudes.
+func compareRelative(got []byte, out *kruntime.PlannedBuffer, exp *ref.Expected, bound float64) string {
+	if out.Elem != "f32" {
+		return fmt.Sprintf("a relative compare reads f32 outputs; buffer %s holds %s", out.Name, out.Elem)
+	}
+	y := ref.Floats(got)
+	if len(y) != len(exp.Want) || len(exp.Mag) != len(exp.Want) {
+		return fmt.Sprintf("the output holds %d elements; the reference made %d values and %d magnitudes", len(y), len(exp.Want), len(exp.Mag))
+	}
+	// Error against the magnitudes (for GEMV sum |x*w|, the dot products'
+	// condition), not |y|: a K=2 f32 row that cancels to near zero measured
+	// 2e-5 "relative" error on NVIDIA with every product and sum correctly
+	// rounded.
+	rel := ref.RelL2Mag(y, exp.Want, exp.Mag)
+	if rel < bound {
+		return ""
+	}
+	detail := ""
+	if idx := firstOver(y, exp.Want, exp.Mag, bound); idx >= 0 {
+		where := ""
+		if exp.Index != nil {
+			where = " (" + exp.Index(idx) + ")"
+		}
+		detail = fmt.Sprintf("; first differing index %d%s: got %g want %g", idx, where, y[idx], exp.Want[idx])
+	}
+	if math.IsInf(rel, 1) || math.IsNaN(rel) {
+		return "output has NaN/Inf (unwritten or overflowed)" + detail
+	}
+	return fmt.Sprintf("relative L2 error %.3g > %.0e%s", rel, bound, detail)
+}
+
+// firstOver is the first element that is not finite or is off by more than
+// bound times its magnitude, or -1.
+func firstOver(got []float32, want, mag []float64, bound float64) int {
+	for i, g := range got {
+		d := float64(g) - want[i]
+		if math.IsNaN(d) || math.IsInf(d, 0) || math.Abs(d) > bound*mag[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 // FailureLines formats failures, one per line, sorted.

@@ -1,16 +1,11 @@
 package verify
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
-	"github.com/kgen-dev/kgen/runtime/table"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
-
-// poison is a quiet NaN: any output element left unwritten fails the check.
-const poison = 0x7FC00000
 
 // VulkanRunner runs SPIR-V variants on a Vulkan device.
 type VulkanRunner struct {
@@ -46,17 +41,30 @@ func (r *VulkanRunner) Close() {
 	for _, b := range r.bufs {
 		b.Free()
 	}
+	r.pipe, r.bufs = map[string]*vulkan.Pipeline{}, map[string]*vulkan.Buffer{}
 }
 
-// Pipeline returns (building once) the pipeline for v on this device. The
-// blob's hash is checked against the table before it reaches the driver.
-func (r *VulkanRunner) Pipeline(v *table.Variant) (*vulkan.Pipeline, error) {
+// Pipeline returns (building once) the pipeline of l's variant: its blob,
+// whose hash is checked against the table before it reaches the driver,
+// with the variant's specialization constants, the one the launch contract
+// names (launch.workgroup.param) set to l.Workgroup, a binding per planned
+// buffer and l.Push() bytes of push constants.
+func (r *VulkanRunner) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
+	v := l.Variant
+	if v.Backend != "vulkan" {
+		return nil, fmt.Errorf("%s: a Vulkan runner runs SPIR-V variants", v.Key())
+	}
+	fam, err := kruntime.Contract(v.Family)
+	if err != nil {
+		return nil, err
+	}
 	var spec []vulkan.SpecConst
-	key := v.Artifact
-	for _, sc := range v.SpecConsts() {
+	nbuf, npush := len(l.Buffers), 4*len(l.Args)
+	key := fmt.Sprintf("%s b%d p%d", v.Artifact.Path, nbuf, npush)
+	for _, sc := range v.Spec {
 		val := sc.Value
-		if sc.Param == "wg" {
-			val = uint32(kruntime.WorkgroupSize(v, r.dev))
+		if sc.Param == fam.Launch.WorkgroupParam {
+			val = uint32(l.Workgroup)
 		}
 		spec = append(spec, vulkan.SpecConst{ID: sc.ID, Value: val})
 		key += fmt.Sprintf(" %d=%d", sc.ID, val)
@@ -68,13 +76,7 @@ func (r *VulkanRunner) Pipeline(v *table.Variant) (*vulkan.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	// GEMV: W, X, scale, Y, partial, counter and (T, N, K); quantizers: X, Y
-	// and (rows, K, blocks per row, blocks per workgroup).
-	buffers, push := 6, 12
-	if kruntime.IsQuant(v.Family) {
-		buffers, push = 2, 16
-	}
-	p, err := r.Dev.NewPipeline(blob, "main", spec, buffers, push)
+	p, err := r.Dev.NewPipeline(blob, "main", spec, nbuf, npush)
 	if err != nil {
 		return nil, err
 	}
@@ -82,22 +84,23 @@ func (r *VulkanRunner) Pipeline(v *table.Variant) (*vulkan.Pipeline, error) {
 	return p, nil
 }
 
-// buffer returns a buffer of at least size bytes for a slot, reused.
-func (r *VulkanRunner) buffer(slot string, size int) (*vulkan.Buffer, error) {
-	if size < 16 {
-		size = 16
-	}
+// buffer returns a buffer of at least size bytes for a slot, reused across
+// runs; a zero slot is zeroed when (re)allocated.
+func (r *VulkanRunner) buffer(slot string, size int, zero bool) (*vulkan.Buffer, error) {
+	size = max(size, 16)
 	if b, ok := r.bufs[slot]; ok && b.Size() >= size {
 		return b, nil
 	} else if ok {
 		b.Free()
+		delete(r.bufs, slot)
 	}
 	b, err := r.Dev.NewBuffer(size + size/2)
 	if err != nil {
 		return nil, err
 	}
-	if slot == "counter" {
+	if zero {
 		if err := b.Fill(0); err != nil {
+			b.Free()
 			return nil, err
 		}
 	}
@@ -105,94 +108,65 @@ func (r *VulkanRunner) buffer(slot string, size int) (*vulkan.Buffer, error) {
 	return b, nil
 }
 
-// RunGEMV implements Runner.
-func (r *VulkanRunner) RunGEMV(v *table.Variant, s Shape, w, x, scale []byte) ([]float32, error) {
-	l, err := kruntime.PlanGEMV(v, r.dev, s.T, s.N, s.K)
+// Run implements Runner.
+func (r *VulkanRunner) Run(l *kruntime.Launch, inputs map[string][]byte, poison uint32, guard int) ([]byte, error) {
+	p, err := r.Pipeline(l)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.Pipeline(v)
-	if err != nil {
-		return nil, err
-	}
-	sizes := map[string]int{"w": len(w), "x": len(x), "scale": len(scale), "y": l.YBytes, "partial": l.PartialBytes, "counter": l.CounterBytes}
-	bufs := map[string]*vulkan.Buffer{}
-	for _, slot := range []string{"w", "x", "scale", "y", "partial", "counter"} {
-		if bufs[slot], err = r.buffer(slot, sizes[slot]); err != nil {
+	bufs := make([]*vulkan.Buffer, len(l.Buffers))
+	sizes := make([]int, len(l.Buffers))
+	for i, pb := range l.Buffers {
+		size := pb.Size
+		if pb.Dir == "out" {
+			size += guard
+		}
+		if bufs[i], err = r.buffer(slotName(pb), size, pb.Zero); err != nil {
 			return nil, err
 		}
+		sizes[i] = bufs[i].Size()
 	}
-	if err := l.CheckBuffers(v.Name, bufs["w"].Size(), bufs["x"].Size(), bufs["scale"].Size(), bufs["y"].Size(), bufs["partial"].Size(), bufs["counter"].Size()); err != nil {
+	if err := l.CheckBuffers(sizes); err != nil {
 		return nil, err
 	}
-	for slot, data := range map[string][]byte{"w": w, "x": x, "scale": scale} {
-		if err := bufs[slot].Upload(data); err != nil {
-			return nil, err
+	var out *vulkan.Buffer
+	outBytes := 0
+	for i, pb := range l.Buffers {
+		switch pb.Dir {
+		case "in":
+			data, ok := inputs[pb.Name]
+			if !ok {
+				return nil, fmt.Errorf("%s: no input for buffer %s", l.Variant.Name, pb.Name)
+			}
+			if err := bufs[i].Upload(data); err != nil {
+				return nil, err
+			}
+		case "out":
+			if err := bufs[i].Fill(poison); err != nil {
+				return nil, err
+			}
+			out, outBytes = bufs[i], pb.Size+guard
 		}
 	}
-	if err := bufs["y"].Fill(poison); err != nil {
+	if out == nil {
+		return nil, fmt.Errorf("%s: the launch has no out buffer", l.Variant.Name)
+	}
+	if err := r.Dev.Run(vulkan.Dispatch{Pipeline: p, Buffers: bufs, Push: l.Push(), Groups: l.Groups}); err != nil {
 		return nil, err
 	}
-	push := make([]byte, 12)
-	for i, val := range l.Push {
-		binary.LittleEndian.PutUint32(push[4*i:], val)
-	}
-	err = r.Dev.Run(vulkan.Dispatch{Pipeline: p, Buffers: []*vulkan.Buffer{bufs["w"], bufs["x"], bufs["scale"], bufs["y"], bufs["partial"], bufs["counter"]},
-		Push: push, Groups: l.Groups})
-	if err != nil {
+	got := make([]byte, outBytes)
+	if err := out.Download(got); err != nil {
 		return nil, err
 	}
-	out := make([]byte, l.YBytes)
-	if err := bufs["y"].Download(out); err != nil {
-		return nil, err
-	}
-	return floats(out), nil
+	return got, nil
 }
 
-// quantPoison fills quantizer outputs: every byte 0xFF, so any byte a kernel
-// leaves unwritten differs from the reference somewhere (a 0xFF qs byte is
-// possible, but not a whole block of them with d = NaN).
-const quantPoison = 0xFFFFFFFF
-
-// RunQuant implements Runner: Y (and the rest of its buffer) is poisoned
-// with 0xFF bytes first; the returned bytes are Y plus what follows it in
-// the buffer, up to guard bytes, which must stay 0xFF.
-func (r *VulkanRunner) RunQuant(v *table.Variant, rows, K int, x []byte, guard int) ([]byte, error) {
-	l, err := kruntime.PlanQuant(v, r.dev, rows, K)
-	if err != nil {
-		return nil, err
+// slotName is the reuse slot of a planned buffer: buffers of one name,
+// direction and zero requirement share device memory across launches.
+func slotName(b kruntime.PlannedBuffer) string {
+	s := b.Dir + ":" + b.Name
+	if b.Zero {
+		s += ":zero"
 	}
-	p, err := r.Pipeline(v)
-	if err != nil {
-		return nil, err
-	}
-	bx, err := r.buffer("qx", len(x))
-	if err != nil {
-		return nil, err
-	}
-	by, err := r.buffer("qy", l.YBytes+guard)
-	if err != nil {
-		return nil, err
-	}
-	if err := l.CheckBuffers(v.Name, bx.Size(), by.Size()); err != nil {
-		return nil, err
-	}
-	if err := bx.Upload(x); err != nil {
-		return nil, err
-	}
-	if err := by.Fill(quantPoison); err != nil {
-		return nil, err
-	}
-	push := make([]byte, 16)
-	for i, val := range l.Push {
-		binary.LittleEndian.PutUint32(push[4*i:], val)
-	}
-	if err := r.Dev.Run(vulkan.Dispatch{Pipeline: p, Buffers: []*vulkan.Buffer{bx, by}, Push: push, Groups: l.Groups}); err != nil {
-		return nil, err
-	}
-	out := make([]byte, l.YBytes+guard)
-	if err := by.Download(out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s
 }

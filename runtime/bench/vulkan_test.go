@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/ref"
+	"github.com/kgen-dev/kgen/runtime/vulkan"
+)
+
+// contractPipes builds pipelines from the planned launch alone, as
+// verify.VulkanRunner does: a binding per buffer, the Vulkan arguments as
+// push constants, the workgroup size into the contract's workgroup
+// parameter.
+type contractPipes struct {
+	d    *vulkan.Device
+	dev  kruntime.Device
+	pipe map[string]*vulkan.Pipeline
+}
+
+func (p *contractPipes) Device() kruntime.Device { return p.dev }
+
+func (p *contractPipes) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
+	v := l.Variant
+	key := fmt.Sprintf("%s wg%d", v.Key(), l.Workgroup)
+	if pl := p.pipe[key]; pl != nil {
+		return pl, nil
+	}
+	fam, err := kruntime.Contract(v.Family)
+	if err != nil {
+		return nil, err
+	}
+	blob, err := kruntime.SPIRV(v)
+	if err != nil {
+		return nil, err
+	}
+	var spec []vulkan.SpecConst
+	for _, sc := range v.Spec {
+		val := sc.Value
+		if sc.Param == fam.Launch.WorkgroupParam {
+			val = uint32(l.Workgroup)
+		}
+		spec = append(spec, vulkan.SpecConst{ID: sc.ID, Value: val})
+	}
+	pl, err := p.d.NewPipeline(blob, "main", spec, len(l.Buffers), len(l.Push()))
+	if err != nil {
+		return nil, err
+	}
+	p.pipe[key] = pl
+	return pl, nil
+}
+
+func openLavapipe(t *testing.T) (*vulkan.Device, *contractPipes) {
+	t.Helper()
+	inst, err := vulkan.Open()
+	if err != nil {
+		t.Fatalf("vulkan.Open: %v (the tests need lavapipe: make deps)", err)
+	}
+	t.Cleanup(inst.Close)
+	index := -1
+	for _, info := range inst.Devices() {
+		if info.DriverName == "llvmpipe" {
+			index = info.Index
+		}
+	}
+	if index < 0 {
+		t.Fatal("no lavapipe (llvmpipe) device: make deps")
+	}
+	d, err := inst.OpenDevice(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	dev, err := kruntime.VulkanDevice(d.Info())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &contractPipes{d: d, dev: dev, pipe: map[string]*vulkan.Pipeline{}}
+	t.Cleanup(func() {
+		for _, pl := range p.pipe {
+			pl.Destroy()
+		}
+	})
+	return d, p
+}
+
+func download(t *testing.T, b *vulkan.Buffer, n int) []byte {
+	t.Helper()
+	out := make([]byte, b.Size())
+	if err := b.Download(out); err != nil {
+		t.Fatal(err)
+	}
+	return out[:n]
+}
+
+// TestVulkanTimerOnLavapipe times a quantizer and a GEMV op with the one
+// Vulkan timer, then checks that every copy's dispatch computed its own
+// output from its own inputs (bindings, push constants and rotation right).
+func TestVulkanTimerOnLavapipe(t *testing.T) {
+	d, pipes := openLavapipe(t)
+	dev := pipes.Device()
+	tm := &VulkanTimer{Dev: d, R: pipes, Reps: 2, Rng: rand.New(rand.NewPCG(3, 4)), RotateBytes: 64 << 10}
+	defer tm.Close()
+
+	qc := QuantCase{Family: "quant_q8_1", Rows: 3, K: 1000, Dtype: "f32"}
+	qr, err := RunQuant(tm, dev, qc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, out := int64(3*1000*4), int64(3*32*36)
+	copies := int((64<<10 + in + out - 1) / (in + out))
+	if qr.InputBytes != in || qr.OutputBytes != out || qr.RotatedBytes != int64(copies)*(in+out) || tm.pool.n != copies || copies < 2 {
+		t.Errorf("bytes %d + %d, rotated %d over %d copies", qr.InputBytes, qr.OutputBytes, qr.RotatedBytes, tm.pool.n)
+	}
+	if len(qr.TileUS) != 4 || qr.Candidates != 4 || qr.ThreadUS <= 0 || qr.BestUS <= 0 || qr.Baseline != "quant_q8_1_f32_thread" {
+		t.Errorf("%+v", qr)
+	}
+	for i := 0; i < copies; i++ {
+		bs := tm.pool.buffers(i)
+		xb, y := download(t, bs[0], int(in)), download(t, bs[1], int(out))
+		for r := 0; r < qc.Rows; r++ {
+			x := make([]float32, qc.K)
+			for k := range x {
+				x[k] = math.Float32frombits(binary.LittleEndian.Uint32(xb[4*(r*qc.K+k):]))
+			}
+			want := ref.QuantizeQ8_1(x, qc.K)
+			if got := y[r*len(want) : (r+1)*len(want)]; string(got) != string(want) {
+				t.Fatalf("copy %d row %d: Y differs from the reference at byte %d", i, r, ref.FirstByteMismatch(got, want))
+			}
+		}
+	}
+
+	gc := Case{Family: "gemv", Model: "m", Layer: "l", N: 37, K: 256, M: 2, Dtype: "f32"}
+	gr, err := Run(tm, dev, gc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := int64(37*256*4 + 2*256*4 + 2*37*4)
+	if gr.WeightBytes != 37*256*4 || gr.Bytes != per || gr.Candidates < 2 || gr.TunedUS <= 0 || gr.RotatedBytes != int64(tm.pool.n)*per {
+		t.Errorf("%+v", gr)
+	}
+	f32s := func(b []byte) []float32 {
+		out := make([]float32, len(b)/4)
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return out
+	}
+	for i := 0; i < tm.pool.n; i++ {
+		bs := tm.pool.buffers(i)
+		w, x, y := f32s(download(t, bs[0], 37*256*4)), f32s(download(t, bs[1], 2*256*4)), f32s(download(t, bs[3], 2*37*4))
+		want := ref.Gemv(w, x, nil, 2, 37, 256)
+		if e := ref.RelL2Mag(y, want, ref.GemvAbs(w, x, nil, 2, 37, 256)); !(e < 1e-5) {
+			t.Fatalf("copy %d: relative error %g", i, e)
+		}
+	}
+}
