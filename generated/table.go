@@ -99,9 +99,9 @@ var Artifacts = [104]table.Artifact{
 	{Path: "spirv/mmvq_q4_k_subgroup.spv", SHA256: "c982cd0516baada2bfc6979a86cc9005f4dc5f177116d09b141c15ee7a10dae6"},
 	{Path: "spirv/mmvq_q4_k_splitk.spv", SHA256: "1dd475a438a2a15e01975a426c65c9cb2093a35129e196f08bdd5dd2500d8122"},
 	{Path: "spirv/mmvq_q4_k_workgroup.spv", SHA256: "02fd4bb5ca3624da42a390ecba5c80308fa65ed683a5d35c5f5e43d6a64b0a52"},
-	{Path: "spirv/mmvq_q6_k_subgroup.spv", SHA256: "3998e281581702a17dd96b8a83e7a70806d280676662c960dfc0350fb538999b"},
-	{Path: "spirv/mmvq_q6_k_splitk.spv", SHA256: "ad428d005d54d6ebb382ec9c945ab6eb80e6f365f3f034aa7c96c2e8f7f91f18"},
-	{Path: "spirv/mmvq_q6_k_workgroup.spv", SHA256: "666af71467735ec8b4680274bbb5a75a35844b82dc4997d6457b2d89a78a0dc8"},
+	{Path: "spirv/mmvq_q6_k_subgroup.spv", SHA256: "203240d1fb81202b724d154b1c05107e16346eea219869893f90bbff057ca0cf"},
+	{Path: "spirv/mmvq_q6_k_splitk.spv", SHA256: "f9b8faea00b88c013292d3378ddf2c6ab1eb756f226917aa3359712d18f966ce"},
+	{Path: "spirv/mmvq_q6_k_workgroup.spv", SHA256: "29230e282f35a4e4764415ae50cd0bc151bcf20a4ff40be545409d305cf8b512"},
 	{Path: "spirv/mmvq_q8_0_subgroup.spv", SHA256: "677c7c24f42cde696d2b825fa7a121ef5e9f91ac2bb22af8b051c644b462fab8"},
 	{Path: "spirv/mmvq_q8_0_splitk.spv", SHA256: "07cb5500efa44bc2e9753737f4ca6f11bfe4356e58affa88b5c3c4653f865388"},
 	{Path: "spirv/mmvq_q8_0_workgroup.spv", SHA256: "d0b0cff76dd90a426d0ea8657ec880093dca34bf74a86b50377df263517859d4"},
@@ -15764,7 +15764,7 @@ var Families = []table.Family{
 		Verify: table.Verify{
 			Cases: []table.Case{
 				{
-					K: "blk",
+					K: "min_k",
 					M: "1",
 					N: "1",
 				},
@@ -15774,7 +15774,7 @@ var Families = []table.Family{
 					N: "2 * rows + 1",
 				},
 				{
-					K: "cdiv(1000, blk) * blk",
+					K: "max(min_k, cdiv(1000, blk) * blk)",
 					M: "max(1, tokens - 1)",
 					N: "37",
 				},
@@ -15800,6 +15800,9 @@ var Families = []table.Family{
 			}, {
 				Expr: "row_lanes * splits * unit",
 				Name: "pass_k",
+			}, {
+				Expr: "(layout == \"splitk\") * cdiv(pass_k, 2 * blk) * blk + (layout != \"splitk\") * blk",
+				Name: "min_k",
 			}},
 			Poison:    2143289344,
 			Reference: "mmvq",

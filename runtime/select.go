@@ -186,7 +186,7 @@ var ruleNames = map[string]bool{"m": true, "n": true, "k": true, "align": true, 
 func parseRules(rs []table.Rule, names map[string]bool) ([]parsedRule, error) {
 	var out []parsedRule
 	for _, r := range rs {
-		e, err := expr.Parse(r.Expr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}})
+		e, err := expr.Parse(r.Expr, expr.Decl{Names: names, Funcs: expr.DtypeFuncSet()})
 		if err != nil {
 			return nil, fmt.Errorf("rule %q: %w", r.Expr, err)
 		}

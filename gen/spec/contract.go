@@ -400,9 +400,5 @@ func containsName(names []string, n string) bool {
 
 // dtypeFuncNames are the functions rules call on a dtype name.
 func dtypeFuncNames() map[string]bool {
-	m := map[string]bool{}
-	for _, f := range expr.DtypeFuncNames {
-		m[f] = true
-	}
-	return m
+	return expr.DtypeFuncSet()
 }

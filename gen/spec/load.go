@@ -1161,7 +1161,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("%d prefer keys for %s; at most %d", len(ra.Prefer[fam]), fam, MaxPreferKeys)}
 		}
 		for i, rr := range ra.Prefer[fam] {
-			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}, Values: stringValues(f)},
+			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: dtypeFuncNames(), Values: stringValues(f)},
 				at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 					return b.Child("prefer").Child(fam).Index(uint(i)).Child("rule")
 				}))

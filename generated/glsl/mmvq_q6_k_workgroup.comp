@@ -106,10 +106,12 @@ uint sext6(uint q) {
   return v | ((v & 0x20202020u) * 6u);
 }
 
-int dotRun(uvec4 lo, uvec4 hi, uint loShift, uint hiShift, uvec4 g) {
+// Run quants: nibbles of lo (>> loShift) under bits 4-5 from hi moved
+// there (<< hiShl >> hiShr: from bits 0-1, 2-3, 4-5 or 6-7).
+int dotRun(uvec4 lo, uvec4 hi, uint loShift, uint hiShl, uint hiShr, uvec4 g) {
   int s = 0;
   for (uint i = 0u; i < 4u; ++i) {
-    const uint q = ((lo[i] >> loShift) & 0x0F0F0F0Fu) | (((hi[i] << 4) >> hiShift) & 0x30303030u);
+    const uint q = ((lo[i] >> loShift) & 0x0F0F0F0Fu) | (((hi[i] << hiShl) >> hiShr) & 0x30303030u);
     s += dot4(sext6(q), g[i]);
   }
   return s;
@@ -118,8 +120,8 @@ int dotRun(uvec4 lo, uvec4 hi, uint loShift, uint hiShift, uvec4 g) {
 float dotUnit(WU wu, XU xu) {
   // run 0: ql_a low, qh bits 0-1; 1: ql_b low, bits 2-3; 2: ql_a high,
   // bits 4-5; 3: ql_b high, bits 6-7. |scale * dot| <= 2^23: exact.
-  const int d0 = dotRun(wu.qa, wu.qh, 0u, 0u, xu.g0), d1 = dotRun(wu.qb, wu.qh, 0u, 2u, xu.g1);
-  const int d2 = dotRun(wu.qa, wu.qh, 4u, 4u, xu.g2), d3 = dotRun(wu.qb, wu.qh, 4u, 6u, xu.g3);
+  const int d0 = dotRun(wu.qa, wu.qh, 0u, 4u, 0u, xu.g0), d1 = dotRun(wu.qb, wu.qh, 0u, 2u, 0u, xu.g1);
+  const int d2 = dotRun(wu.qa, wu.qh, 4u, 0u, 0u, xu.g2), d3 = dotRun(wu.qb, wu.qh, 4u, 0u, 2u, xu.g3);
   return wu.d * (xu.d.x * float(wu.sc.x * d0) + xu.d.y * float(wu.sc.y * d1) + xu.d.z * float(wu.sc.z * d2) + xu.d.w * float(wu.sc.w * d3));
 }
 

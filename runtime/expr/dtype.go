@@ -14,6 +14,15 @@ type DtypeFacts struct {
 // DtypeFuncNames are the rule functions DtypeFuncs defines.
 var DtypeFuncNames = []string{"bytes", "act_bytes", "scaled", "block", "act_block"}
 
+// DtypeFuncSet is DtypeFuncNames as a set (a Decl's Funcs).
+func DtypeFuncSet() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range DtypeFuncNames {
+		m[f] = true
+	}
+	return m
+}
+
 // DtypeFuncs returns the rule functions bytes(dtype), act_bytes(dtype),
 // scaled(dtype), block(dtype) and act_block(dtype) over a lookup, so the generator (on spec dtypes) and the
 // runtime (on the table's) evaluate them the same way.

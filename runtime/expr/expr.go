@@ -61,11 +61,7 @@ type Decl struct {
 // scope already (the generated table's): any name, the dtype functions and
 // the builtins.
 func ParseTrusted(src string) (*Expr, error) {
-	funcs := map[string]bool{}
-	for _, f := range DtypeFuncNames {
-		funcs[f] = true
-	}
-	return Parse(src, Decl{AnyName: true, Funcs: funcs})
+	return Parse(src, Decl{AnyName: true, Funcs: DtypeFuncSet()})
 }
 
 // Expr is a parsed, validated expression.
