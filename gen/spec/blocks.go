@@ -42,7 +42,7 @@ func dtypeBlocks(name string, d *rawDtype, at func(string) Pos) (wblock, ablock 
 			return 1, nil
 		}
 		if weight && !bt.Weight || !weight && !bt.Act {
-			return 0, &Error{at(key), fmt.Sprintf("dtype %s: %s %q is not a %s format", name, key, typ, map[bool]string{true: "weight", false: "activation"}[weight])}
+			return 0, &Error{at(key), fmt.Sprintf("dtype %s: %s %q is not %s format", name, key, typ, map[bool]string{true: "a weight", false: "an activation"}[weight])}
 		}
 		if block != bt.Block || bytes != bt.Bytes {
 			return 0, &Error{at(key), fmt.Sprintf("dtype %s: %s %q with %s_block %d and %s_bytes %d; the format is %d elements in %d bytes", name, key, typ, key, block, key, bytes, bt.Block, bt.Bytes)}
