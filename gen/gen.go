@@ -128,6 +128,11 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 	if err := uniquePaths(srcs); err != nil {
 		return nil, err
 	}
+	// Checked last, so a spec's other mistakes are reported first: a family
+	// the runtime cannot launch or verify is not written.
+	if err := spec.CheckContracts(plan.Spec); err != nil {
+		return nil, err
+	}
 	tc := &compile.Toolchain{}
 	tools := map[string]string{}
 	var committedTools map[string]string

@@ -178,7 +178,7 @@ func (l *loader) lets(raw []*rawLet, decl expr.Decl, at func(pathFn) Pos, key st
 func (l *loader) launch(f *Family, rl *rawLaunch, params map[string]bool, at func(pathFn) Pos) (*Launch, error) {
 	here := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b })
 	if rl == nil {
-		return nil, &Error{f.Pos, fmt.Sprintf("family %s has no launch contract: add launch: {workgroup, grid or groups, buffers, args} (ARCHITECTURE.md, \"Launch contracts\")", f.Name)}
+		return nil, nil // CheckContracts reports it, after the spec's other mistakes
 	}
 	names := map[string]bool{}
 	for k := range params {
@@ -313,7 +313,7 @@ func (l *loader) launch(f *Family, rl *rawLaunch, params map[string]bool, at fun
 func (l *loader) verify(f *Family, rv *rawVerify, params map[string]bool, at func(pathFn) Pos) (*Verify, error) {
 	here := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b })
 	if rv == nil {
-		return nil, &Error{f.Pos, fmt.Sprintf("family %s has no verify section: add verify: {reference, compare, cases} naming its CPU reference in runtime/ref", f.Name)}
+		return nil, nil // CheckContracts reports it
 	}
 	if !identRe.MatchString(rv.Reference) {
 		return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("reference") }), fmt.Sprintf("verify.reference %q: want the name of a CPU reference registered in runtime/ref", rv.Reference)}
@@ -401,4 +401,20 @@ func containsName(names []string, n string) bool {
 // dtypeFuncNames are the functions rules call on a dtype name.
 func dtypeFuncNames() map[string]bool {
 	return expr.DtypeFuncSet()
+}
+
+// CheckContracts reports a family without a launch contract or a verify
+// section: the runtime could neither launch nor verify its kernels. gen
+// calls it after expanding and rendering, so the spec's other mistakes are
+// reported first.
+func CheckContracts(s *Spec) error {
+	for _, f := range s.Families {
+		if f.Launch == nil {
+			return &Error{f.Pos, fmt.Sprintf("family %s has no launch contract: add launch: {workgroup, grid or groups, buffers, args} (ARCHITECTURE.md, \"Launch contracts\")", f.Name)}
+		}
+		if f.Verify == nil {
+			return &Error{f.Pos, fmt.Sprintf("family %s has no verify section: add verify: {reference, compare, cases} naming its CPU reference in runtime/ref", f.Name)}
+		}
+	}
+	return nil
 }
