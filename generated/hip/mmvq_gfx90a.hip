@@ -58,127 +58,137 @@ KG_DEVICE int sum4(const uint32_t* v, int s) {
   return s;
 }
 
+// Per format: the weights per unit (Fmt<WT>::UNITW; four units per block
+// of 256, one per q8_0 block) and the registers of a unit's weights (W) and of its
+// activations for one token (X), which overloads of load, loadx and dot take.
 template <int WT> struct Fmt;
 
 // q4_k: a unit is 64 weights, quant bytes 32c..32c+31 of block b: low
 // nibbles sub-block 2c, high nibbles 2c+1 (two 16-byte loads), with the
 // 16-byte head {d, dmin, scales[12]}.
+struct Q4KW { uint32_t q[8]; float d0, m0, d1, m1; };  // d*scale, dmin*min per sub-block (exact)
+struct Q4KX { uint32_t a[8], b[8]; float da, db; int sa, sb; };
 template <> struct Fmt<KG_Q4_K> {
-  static constexpr int UNITW = 64, UPB = 4;
-  struct W { uint32_t q[8]; float d0, m0, d1, m1; };  // d*scale, dmin*min per sub-block (exact)
-  struct X { uint32_t a[8], b[8]; float da, db; int sa, sb; };
-  static KG_DEVICE uint32_t sbyte(const uint32_t (&h)[4], int i) { return (h[1 + i / 4] >> (8 * (i % 4))) & 0xFFu; }
-  static KG_DEVICE void scale_min(const uint32_t (&h)[4], int j, uint32_t& s, uint32_t& m) {
-    if (j < 4) {
-      s = sbyte(h, j) & 63u, m = sbyte(h, j + 4) & 63u;
-    } else {
-      s = (sbyte(h, j + 4) & 15u) | ((sbyte(h, j - 4) >> 6) << 4);
-      m = (sbyte(h, j + 4) >> 4) | ((sbyte(h, j) >> 6) << 4);
-    }
-  }
-  static KG_DEVICE void load(W& r, const uint8_t* __restrict__ Wp, size_t unit) {
-    const size_t b = unit / UPB;
-    const int c = unit % UPB;
-    const uint8_t* blk = Wp + b * 144;
-    uint32_t h[4], q0[4], q1[4];
-    kg_load<16>(h, blk);
-    kg_load<16>(q0, blk + 16 + 32 * c);
-    kg_load<16>(q1, blk + 32 + 32 * c);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) r.q[i] = q0[i], r.q[4 + i] = q1[i];
-    const float d = kg_f16_to_f32(h[0] & 0xFFFFu), dmin = kg_f16_to_f32(h[0] >> 16);
-    uint32_t s0, m0, s1, m1;
-    scale_min(h, 2 * c, s0, m0);
-    scale_min(h, 2 * c + 1, s1, m1);
-    r.d0 = d * (float)s0, r.m0 = dmin * (float)m0, r.d1 = d * (float)s1, r.m1 = dmin * (float)m1;
-  }
-  static KG_DEVICE void loadx(X& r, const uint32_t* __restrict__ x, size_t row, int u, int XB) {
-    const size_t j = row * XB + 2 * u;  // sub-blocks 2u, 2u+1 of the row
-    xq(r.a, x, j, 0), xq(r.a + 4, x, j, 1), xq(r.b, x, j + 1, 0), xq(r.b + 4, x, j + 1, 1);
-    r.da = xd(x, j), r.db = xd(x, j + 1);
-    r.sa = sum4(r.a + 4, sum4(r.a, 0)), r.sb = sum4(r.b + 4, sum4(r.b, 0));
-  }
-  static KG_DEVICE float dot(const W& w, const X& x) {
-    int da = 0, db = 0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      da = dot4(w.q[i] & 0x0F0F0F0Fu, x.a[i], da);
-      db = dot4((w.q[i] >> 4) & 0x0F0F0F0Fu, x.b[i], db);
-    }
-    return x.da * (w.d0 * (float)da - w.m0 * (float)x.sa) + x.db * (w.d1 * (float)db - w.m1 * (float)x.sb);
-  }
+  static constexpr int UNITW = 64;
+  using W = Q4KW;
+  using X = Q4KX;
 };
+KG_DEVICE uint32_t sbyte(const uint32_t (&h)[4], int i) { return (h[1 + i / 4] >> (8 * (i % 4))) & 0xFFu; }
+// The 6-bit scale and min of sub-block j from the 12 scale bytes (h[1..3]).
+KG_DEVICE void scale_min(const uint32_t (&h)[4], int j, uint32_t& s, uint32_t& m) {
+  if (j < 4) {
+    s = sbyte(h, j) & 63u, m = sbyte(h, j + 4) & 63u;
+  } else {
+    s = (sbyte(h, j + 4) & 15u) | ((sbyte(h, j - 4) >> 6) << 4);
+    m = (sbyte(h, j + 4) >> 4) | ((sbyte(h, j) >> 6) << 4);
+  }
+}
+KG_DEVICE void load(Q4KW& r, const uint8_t* __restrict__ Wp, size_t unit) {
+  const size_t b = unit / 4;
+  const int c = unit % 4;
+  const uint8_t* blk = Wp + b * 144;
+  uint32_t h[4], q0[4], q1[4];
+  kg_load<16>(h, blk);
+  kg_load<16>(q0, blk + 16 + 32 * c);
+  kg_load<16>(q1, blk + 32 + 32 * c);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) r.q[i] = q0[i], r.q[4 + i] = q1[i];
+  const float d = kg_f16_to_f32(h[0] & 0xFFFFu), dmin = kg_f16_to_f32(h[0] >> 16);
+  uint32_t s0, m0, s1, m1;
+  scale_min(h, 2 * c, s0, m0);
+  scale_min(h, 2 * c + 1, s1, m1);
+  r.d0 = d * (float)s0, r.m0 = dmin * (float)m0, r.d1 = d * (float)s1, r.m1 = dmin * (float)m1;
+}
+KG_DEVICE void loadx(Q4KX& r, const uint32_t* __restrict__ x, size_t row, int u, int XB) {
+  const size_t j = row * XB + 2 * u;  // sub-blocks 2u, 2u+1 of the row
+  xq(r.a, x, j, 0), xq(r.a + 4, x, j, 1), xq(r.b, x, j + 1, 0), xq(r.b + 4, x, j + 1, 1);
+  r.da = xd(x, j), r.db = xd(x, j + 1);
+  r.sa = sum4(r.a + 4, sum4(r.a, 0)), r.sb = sum4(r.b + 4, sum4(r.b, 0));
+}
+KG_DEVICE float dot(const Q4KW& w, const Q4KX& x) {
+  int da = 0, db = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    da = dot4(w.q[i] & 0x0F0F0F0Fu, x.a[i], da);
+    db = dot4((w.q[i] >> 4) & 0x0F0F0F0Fu, x.b[i], db);
+  }
+  return x.da * (w.d0 * (float)da - w.m0 * (float)x.sa) + x.db * (w.d1 * (float)db - w.m1 * (float)x.sb);
+}
 
 // q6_k: a unit is 64 weights: half n of block b, positions 16p..16p+15 of
 // its four 32-runs (c = 2n + p), each run with its int8 scale.
+struct Q6KW { uint32_t qa[4], qb[4], qh[4]; int sc[4]; float d; };
+struct Q6KX { uint32_t g[4][4]; float d[4]; };
 template <> struct Fmt<KG_Q6_K> {
-  static constexpr int UNITW = 64, UPB = 4;
-  struct W { uint32_t qa[4], qb[4], qh[4]; int sc[4]; float d; };
-  struct X { uint32_t g[4][4]; float d[4]; };
-  static KG_DEVICE void load(W& r, const uint8_t* __restrict__ Wp, size_t unit) {
-    const uint32_t* w = (const uint32_t*)Wp;
-    const int c = unit % UPB, n = c / 2, p = c % 2;
-    const size_t o = unit / UPB * 210;
-    ld128(r.qa, w, o + 64 * n + 16 * p);
-    ld128(r.qb, w, o + 64 * n + 32 + 16 * p);
-    ld128(r.qh, w, o + 128 + 32 * n + 16 * p);
-    const uint32_t s0 = ld32(w, o + 192 + 8 * n) >> (8 * p), s1 = ld32(w, o + 196 + 8 * n) >> (8 * p);
-    r.sc[0] = (int)(s0 << 24) >> 24, r.sc[1] = (int)(s0 << 8) >> 24;  // scales 8n+p+{0,2}
-    r.sc[2] = (int)(s1 << 24) >> 24, r.sc[3] = (int)(s1 << 8) >> 24;  // 8n+p+{4,6}
-    r.d = ldhalf(w, o + 208);
-  }
-  static KG_DEVICE void loadx(X& r, const uint32_t* __restrict__ x, size_t row, int u, int XB) {
-    const int n = (u % UPB) / 2, p = u % 2;
-    const size_t j = row * XB + 8 * (u / UPB) + 4 * n;  // runs 4n..4n+3 of the block
-#pragma unroll
-    for (int s = 0; s < 4; ++s) xq(r.g[s], x, j + s, p), r.d[s] = xd(x, j + s);
-  }
-  // 4 quants (6-bit bytes) minus 32 as signed bytes: bit 5 flipped is the
-  // 6-bit two's complement of q - 32; sign-extend it.
-  static KG_DEVICE uint32_t sext6(uint32_t q) {
-    const uint32_t v = q ^ 0x20202020u;
-    return v | ((v & 0x20202020u) * 6u);
-  }
-  static KG_DEVICE float dot(const W& w, const X& x) {
-    // run 0: ql_a low nibbles, qh bits 0-1; 1: ql_b low, bits 2-3; 2: ql_a
-    // high, bits 4-5; 3: ql_b high, bits 6-7. |scale * dot| <= 2^23: exact.
-    int d[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t h = w.qh[i];
-      d[0] = dot4(sext6((w.qa[i] & 0x0F0F0F0Fu) | ((h << 4) & 0x30303030u)), x.g[0][i], d[0]);
-      d[1] = dot4(sext6((w.qb[i] & 0x0F0F0F0Fu) | ((h << 2) & 0x30303030u)), x.g[1][i], d[1]);
-      d[2] = dot4(sext6(((w.qa[i] >> 4) & 0x0F0F0F0Fu) | (h & 0x30303030u)), x.g[2][i], d[2]);
-      d[3] = dot4(sext6(((w.qb[i] >> 4) & 0x0F0F0F0Fu) | ((h >> 2) & 0x30303030u)), x.g[3][i], d[3]);
-    }
-    return w.d * (x.d[0] * (float)(w.sc[0] * d[0]) + x.d[1] * (float)(w.sc[1] * d[1]) + x.d[2] * (float)(w.sc[2] * d[2]) +
-                  x.d[3] * (float)(w.sc[3] * d[3]));
-  }
+  static constexpr int UNITW = 64;
+  using W = Q6KW;
+  using X = Q6KX;
 };
+KG_DEVICE void load(Q6KW& r, const uint8_t* __restrict__ Wp, size_t unit) {
+  const uint32_t* w = (const uint32_t*)Wp;
+  const int c = unit % 4, n = c / 2, p = c % 2;
+  const size_t o = unit / 4 * 210;
+  ld128(r.qa, w, o + 64 * n + 16 * p);
+  ld128(r.qb, w, o + 64 * n + 32 + 16 * p);
+  ld128(r.qh, w, o + 128 + 32 * n + 16 * p);
+  const uint32_t s0 = ld32(w, o + 192 + 8 * n) >> (8 * p), s1 = ld32(w, o + 196 + 8 * n) >> (8 * p);
+  r.sc[0] = (int)(s0 << 24) >> 24, r.sc[1] = (int)(s0 << 8) >> 24;  // scales 8n+p+{0,2}
+  r.sc[2] = (int)(s1 << 24) >> 24, r.sc[3] = (int)(s1 << 8) >> 24;  // 8n+p+{4,6}
+  r.d = ldhalf(w, o + 208);
+}
+KG_DEVICE void loadx(Q6KX& r, const uint32_t* __restrict__ x, size_t row, int u, int XB) {
+  const int n = (u % 4) / 2, p = u % 2;
+  const size_t j = row * XB + 8 * (u / 4) + 4 * n;  // runs 4n..4n+3 of the block
+#pragma unroll
+  for (int s = 0; s < 4; ++s) xq(r.g[s], x, j + s, p), r.d[s] = xd(x, j + s);
+}
+// 4 quants (6-bit bytes) minus 32 as signed bytes: bit 5 flipped is the
+// 6-bit two's complement of q - 32; sign-extend it.
+KG_DEVICE uint32_t sext6(uint32_t q) {
+  const uint32_t v = q ^ 0x20202020u;
+  return v | ((v & 0x20202020u) * 6u);
+}
+KG_DEVICE float dot(const Q6KW& w, const Q6KX& x) {
+  // run 0: ql_a low nibbles, qh bits 0-1; 1: ql_b low, bits 2-3; 2: ql_a
+  // high, bits 4-5; 3: ql_b high, bits 6-7. |scale * dot| <= 2^23: exact.
+  int d[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t h = w.qh[i];
+    d[0] = dot4(sext6((w.qa[i] & 0x0F0F0F0Fu) | ((h << 4) & 0x30303030u)), x.g[0][i], d[0]);
+    d[1] = dot4(sext6((w.qb[i] & 0x0F0F0F0Fu) | ((h << 2) & 0x30303030u)), x.g[1][i], d[1]);
+    d[2] = dot4(sext6(((w.qa[i] >> 4) & 0x0F0F0F0Fu) | (h & 0x30303030u)), x.g[2][i], d[2]);
+    d[3] = dot4(sext6(((w.qb[i] >> 4) & 0x0F0F0F0Fu) | ((h >> 2) & 0x30303030u)), x.g[3][i], d[3]);
+  }
+  return w.d * (x.d[0] * (float)(w.sc[0] * d[0]) + x.d[1] * (float)(w.sc[1] * d[1]) + x.d[2] * (float)(w.sc[2] * d[2]) +
+                x.d[3] * (float)(w.sc[3] * d[3]));
+}
 
 // q8_0: a unit is one 34-byte block {half d, int8 qs[32]}.
+struct Q80W { uint32_t q[8]; float d; };
+struct Q80X { uint32_t a[8]; float d; };
 template <> struct Fmt<KG_Q8_0> {
-  static constexpr int UNITW = 32, UPB = 1;
-  struct W { uint32_t q[8]; float d; };
-  struct X { uint32_t a[8]; float d; };
-  static KG_DEVICE void load(W& r, const uint8_t* __restrict__ Wp, size_t unit) {
-    const uint32_t* w = (const uint32_t*)Wp;
-    const size_t o = unit * 34;
-    r.d = ldhalf(w, o);
-    ld128(r.q, w, o + 2);
-    ld128(r.q + 4, w, o + 18);
-  }
-  static KG_DEVICE void loadx(X& r, const uint32_t* __restrict__ x, size_t row, int u, int XB) {
-    xq(r.a, x, row * XB + u, 0), xq(r.a + 4, x, row * XB + u, 1);
-    r.d = xd(x, row * XB + u);
-  }
-  static KG_DEVICE float dot(const W& w, const X& x) {
-    int s = 0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) s = dot4(w.q[i], x.a[i], s);
-    return (w.d * x.d) * (float)s;  // d * d exact (11 x 11 bits)
-  }
+  static constexpr int UNITW = 32;
+  using W = Q80W;
+  using X = Q80X;
 };
+KG_DEVICE void load(Q80W& r, const uint8_t* __restrict__ Wp, size_t unit) {
+  const uint32_t* w = (const uint32_t*)Wp;
+  const size_t o = unit * 34;
+  r.d = ldhalf(w, o);
+  ld128(r.q, w, o + 2);
+  ld128(r.q + 4, w, o + 18);
+}
+KG_DEVICE void loadx(Q80X& r, const uint32_t* __restrict__ x, size_t row, int u, int XB) {
+  xq(r.a, x, row * XB + u, 0), xq(r.a + 4, x, row * XB + u, 1);
+  r.d = xd(x, row * XB + u);
+}
+KG_DEVICE float dot(const Q80W& w, const Q80X& x) {
+  int s = 0;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) s = dot4(w.q[i], x.a[i], s);
+  return (w.d * x.d) * (float)s;  // d * d exact (11 x 11 bits)
+}
 
 // The end of the workgroup layouts (as the dense family's): lane `have`
 // holds the workgroup's sum for token t of row n. One slice: store it.
@@ -248,13 +258,13 @@ KG_DEVICE void mmvq(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
   for (int u = ubeg + me; u < uend; u += STRIDE) {
     typename F::W w[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) F::load(w[r], W, (size_t)min(row0 + r, N - 1) * U + u);
+    for (int r = 0; r < R; ++r) load(w[r], W, (size_t)min(row0 + r, N - 1) * U + u);
 #pragma unroll
     for (int t = 0; t < TOK; ++t) {
       typename F::X xu;
-      F::loadx(xu, x, min(t, T - 1), u, XB);
+      loadx(xu, x, min(t, T - 1), u, XB);
 #pragma unroll
-      for (int r = 0; r < R; ++r) acc[r][t] += F::dot(w[r], xu);
+      for (int r = 0; r < R; ++r) acc[r][t] += dot(w[r], xu);
     }
   }
 
