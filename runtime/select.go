@@ -186,7 +186,7 @@ var ruleNames = map[string]bool{"m": true, "n": true, "k": true, "align": true, 
 func parseRules(rs []table.Rule, names map[string]bool) ([]parsedRule, error) {
 	var out []parsedRule
 	for _, r := range rs {
-		e, err := expr.Parse(r.Expr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}})
+		e, err := expr.Parse(r.Expr, expr.Decl{Names: names, Funcs: expr.DtypeFuncSet()})
 		if err != nil {
 			return nil, fmt.Errorf("rule %q: %w", r.Expr, err)
 		}
@@ -275,7 +275,7 @@ func buildDtypeFuncs() map[string]func(expr.Value) (expr.Value, error) {
 	return expr.DtypeFuncs(func(name string) (expr.DtypeFacts, bool) {
 		for _, d := range generated.Dtypes {
 			if d.Name == name {
-				return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}, true
+				return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled, WeightBlock: d.WeightBlock, ActBlock: d.ActBlock}, true
 			}
 		}
 		return expr.DtypeFacts{}, false

@@ -31,7 +31,10 @@ import (
 //     loads and pack-1 bf16 variants 2-byte loads (so the check can tell the
 //     two apart); the quantizers (byte-identical to runtime/ref) contain no
 //     fused or unfused float multiply-add, only separately rounded
-//     multiplies and adds.
+//     multiplies and adds; every quantized-weight GEMV (mmvq) kernel uses
+//     the 4 x int8 dot instruction its arch's int_dot names (sdot4:
+//     v_dot4(c)_i32_i8, sudot4: v_dot4_i32_iu8) and its q4_k kernels load
+//     their weights 16 bytes at a time.
 //
 // Compiles are cached (KGEN_CACHE, else the user cache dir's kgen folder), so
 // a rerun on unchanged sources only reads the ISA. Cold, one code object takes
@@ -195,6 +198,9 @@ func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, o
 	if hipcc != nil {
 		hipccNote = checkHIPCC(ctx, t, c.Cache, hipcc, file, arch, src, header)
 	}
+	if fam == "mmvq" {
+		return checkHIPMMVQ(t, arch, kernels, sections, len(missing), hipccNote, compiled, cached, start)
+	}
 	if fam != "gemv" {
 		return checkHIPNoFMA(t, arch, fam, kernels, sections, len(missing), hipccNote, compiled, cached, start)
 	}
@@ -316,6 +322,9 @@ var (
 // hipKernels lists the KG_KERNEL entries of a family's source, and maps the
 // lines of each entry (its KG_KERNEL line and the call inside) to its name.
 func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) {
+	if family == "mmvq" {
+		return hipMMVQKernels(src)
+	}
 	if family != "gemv" {
 		return hipOtherKernels(src, family)
 	}
@@ -567,9 +576,11 @@ func hipAMDFiles(t *testing.T, root string, files []string) []string {
 		t.Fatalf("loading the spec: %v", err)
 	}
 	target := map[string]string{}
+	hipIntDot = map[string]string{}
 	for _, a := range sp.Archs {
 		if a.Backend == spec.BackendHIP {
 			target[a.Name] = a.Target
+			hipIntDot[a.Name] = a.IntDot
 		}
 	}
 	var fams []string
@@ -667,4 +678,142 @@ func hipFirst(names []string, n int) string {
 func hipFirstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
+}
+
+// hipIntDot is each HIP arch's int_dot (set by hipAMDFiles).
+var hipIntDot map[string]string
+
+// hipDotRe are the ISA mnemonics of each int_dot: v_dot4_i32_i8 (gfx9
+// dot1-insts; gfx90a/gfx942 emit its VOP2 form v_dot4c_i32_i8) and
+// v_dot4_i32_iu8 (gfx11/gfx12 dot8-insts).
+var hipDotRe = map[string]*regexp.Regexp{
+	"sdot4":  regexp.MustCompile(`^v_dot4c?_i32_i8(_e32|_e64)?$`),
+	"sudot4": regexp.MustCompile(`^v_dot4_i32_iu8$`),
+}
+
+var (
+	hipMMVQNameRe = regexp.MustCompile(`^mmvq_(q4_k|q6_k|q8_0)_r\d+_t\d+_(?:sg|wg\d+|sk\d+)$`)
+	hipMMVQCallRe = regexp.MustCompile(`^\s*mmvq<\s*KG_(Q4_K|Q6_K|Q8_0)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
+)
+
+// hipMMVQKernels is hipKernels for the quantized-weight GEMV: names
+// mmvq_<format>_r<rows>_t<tokens>_<tile>, each calling mmvq<KG_<FORMAT>,
+// ..., WG, ...> with its format and the workgroup size of its KG_KERNEL line.
+func hipMMVQKernels(src []byte) ([]hipKernel, map[int]string, error) {
+	var ks []hipKernel
+	lines := map[int]string{}
+	seen := map[string]bool{}
+	var pending *hipKernel
+	var pendingWG string
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for ln := 1; sc.Scan(); ln++ {
+		line := sc.Text()
+		if pending != nil {
+			m := hipMMVQCallRe.FindStringSubmatch(line)
+			if m == nil {
+				return nil, nil, fmt.Errorf("line %d: kernel %s does not call mmvq<FORMAT, ROWS, TOK, LAYOUT, WG, SPLITS> on its next line", ln, pending.name)
+			}
+			lines[ln] = pending.name
+			if strings.ToLower(m[1]) != pending.wt || m[2] != pendingWG {
+				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) instantiates mmvq<KG_%s, ..., WG %s>: the name and the template arguments disagree", ln, pending.name, pendingWG, m[1], m[2])
+			}
+			ks = append(ks, *pending)
+			pending = nil
+			continue
+		}
+		if !strings.HasPrefix(line, "KG_KERNEL(") {
+			continue
+		}
+		m := hipKernelRe.FindStringSubmatch(line)
+		if m == nil {
+			return nil, nil, fmt.Errorf("line %d: cannot parse %q", ln, line)
+		}
+		name := m[2]
+		if seen[name] {
+			return nil, nil, fmt.Errorf("line %d: kernel %s defined twice", ln, name)
+		}
+		seen[name] = true
+		n := hipMMVQNameRe.FindStringSubmatch(name)
+		if n == nil {
+			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow mmvq_<q4_k|q6_k|q8_0>_r<rows>_t<tokens>_<tile>", ln, name)
+		}
+		lines[ln] = name
+		pending, pendingWG = &hipKernel{name: name, wt: n[1], xt: "q8_1"}, m[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	if pending != nil {
+		return nil, nil, fmt.Errorf("kernel %s at the end of the file has no body", pending.name)
+	}
+	return ks, lines, nil
+}
+
+// checkHIPMMVQ checks the ISA of the quantized-weight GEMV: every kernel
+// uses its arch's dot instruction (none where int_dot is empty), and q4_k
+// kernels load weights 16 bytes at a time.
+func checkHIPMMVQ(t *testing.T, arch string, kernels []hipKernel, sections map[string][]string, missing int, hipccNote string, compiled time.Duration, cached string, start time.Time) string {
+	t.Helper()
+	idot := hipIntDot[arch]
+	dotRe := hipDotRe[idot]
+	if idot != "" && dotRe == nil {
+		t.Fatalf("%s: int_dot %q has no ISA mnemonic in this test (hipDotRe)", arch, idot)
+	}
+	anyDot := regexp.MustCompile(`^v_dot4`)
+	wide, _ := hipLoadPatterns(arch)
+	var noISA, noDot, strayDot, noWide []string
+	dots, wideQ4 := 0, 0
+	mnemonic := ""
+	for _, k := range kernels {
+		body, ok := sections[k.name]
+		if !ok {
+			noISA = append(noISA, k.name)
+			continue
+		}
+		n := 0
+		for _, m := range body {
+			switch {
+			case dotRe != nil && dotRe.MatchString(m):
+				n++
+				mnemonic = m
+			case anyDot.MatchString(m):
+				strayDot = append(strayDot, k.name+": "+m)
+			}
+		}
+		dots += n
+		if dotRe != nil && n == 0 {
+			noDot = append(noDot, k.name)
+		}
+		if k.wt == "q4_k" {
+			if hipHasLoad(body, wide) {
+				wideQ4++
+			} else {
+				noWide = append(noWide, k.name)
+			}
+		}
+	}
+	if len(noISA) > 0 {
+		t.Errorf("%s: %d mmvq kernels have no section in the disassembly: %s", arch, len(noISA), hipFirst(noISA, 10))
+	}
+	if len(noDot) > 0 {
+		t.Errorf("%s: %d mmvq kernels have no %s instruction (int_dot %s): %s", arch, len(noDot), dotRe, idot, hipFirst(noDot, 10))
+	}
+	if len(strayDot) > 0 {
+		t.Errorf("%s: %d mmvq kernels use another dot instruction than int_dot %q gives: %s", arch, len(strayDot), idot, hipFirst(strayDot, 10))
+	}
+	if len(noWide) > 0 {
+		t.Errorf("%s: %d q4_k kernels have no 16-byte global load (%s): %s", arch, len(noWide), wide, hipFirst(noWide, 10))
+	}
+	if wideQ4 == 0 {
+		t.Errorf("%s: no q4_k kernel was checked for 16-byte loads", arch)
+	}
+	dotNote := "no dot instruction (int_dot none)"
+	if dotRe != nil {
+		dotNote = fmt.Sprintf("%s (int_dot %s) in every kernel, %d in all", mnemonic, idot, dots)
+	}
+	summary := fmt.Sprintf("%-8s mmvq %d kernels: %d symbols+.kd ok; %s; 16-byte weight loads (%s) in %d q4_k kernels; real-header syntax ok; %s; compile %s (%s), total %s",
+		arch, len(kernels), len(kernels)-missing, dotNote, wide, wideQ4, hipccNote, compiled, cached, time.Since(start).Round(time.Millisecond))
+	t.Log(summary)
+	return summary
 }

@@ -109,7 +109,7 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 		if d.Scaled {
 			sc = 1
 		}
-		p("  case KG_S_%s: return fn == 0 ? %d : fn == 1 ? %d : %d;\n", name, d.WeightBytes, d.ActBytes, sc)
+		p("  case KG_S_%s: return fn == 0 ? %d : fn == 1 ? %d : fn == 2 ? %d : fn == 3 ? %d : %d;\n", name, d.WeightBytes, d.ActBytes, sc, max(1, d.WeightBlock), max(1, d.ActBlock))
 	}
 	p("  }\n  return 0;\n}\n\n")
 	p("static inline long long kg_min(long long a, long long b) { return a < b ? a : b; }\n")
@@ -143,7 +143,7 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 			case "min", "max", "cdiv":
 				return fmt.Sprintf("kg_%s(%s)", fn, arg)
 			}
-			idx := map[string]int{"bytes": 0, "act_bytes": 1, "scaled": 2}[fn]
+			idx := map[string]int{"bytes": 0, "act_bytes": 1, "scaled": 2, "block": 3, "act_block": 4}[fn]
 			return fmt.Sprintf("kg_dtype_fn(%d, %s)", idx, arg)
 		})
 	}

@@ -287,8 +287,12 @@ func rules(f *jen.File, s *spec.Spec) {
 	var dts []jen.Code
 	for _, name := range sortedRuleKeys(s.Dtypes) {
 		d := s.Dtypes[name]
-		dts = append(dts, jen.Values(jen.Dict{jen.Id("Name"): jen.Lit(d.Name), jen.Id("Weight"): jen.Lit(d.Weight), jen.Id("Act"): jen.Lit(d.Act),
-			jen.Id("WeightBytes"): jen.Lit(d.WeightBytes), jen.Id("ActBytes"): jen.Lit(d.ActBytes), jen.Id("Scaled"): jen.Lit(d.Scaled)}))
+		dict := jen.Dict{jen.Id("Name"): jen.Lit(d.Name), jen.Id("Weight"): jen.Lit(d.Weight), jen.Id("Act"): jen.Lit(d.Act),
+			jen.Id("WeightBytes"): jen.Lit(d.WeightBytes), jen.Id("ActBytes"): jen.Lit(d.ActBytes), jen.Id("Scaled"): jen.Lit(d.Scaled)}
+		if d.WeightBlock > 1 || d.ActBlock > 1 { // block formats only: element types keep their rows
+			dict[jen.Id("WeightBlock")], dict[jen.Id("ActBlock")] = jen.Lit(d.WeightBlock), jen.Lit(d.ActBlock)
+		}
+		dts = append(dts, jen.Values(dict))
 	}
 	f.Comment("Dtypes holds the weight/activation type pairs (templates/kernels.yaml).")
 	f.Var().Id("Dtypes").Op("=").Index().Qual(tablePkg, "Dtype").Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, dts...)

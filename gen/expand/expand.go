@@ -70,7 +70,7 @@ func DtypeFuncs(s *spec.Spec) map[string]func(expr.Value) (expr.Value, error) {
 		if d == nil {
 			return expr.DtypeFacts{}, false
 		}
-		return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}, true
+		return expr.DtypeFacts{WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled, WeightBlock: d.WeightBlock, ActBlock: d.ActBlock}, true
 	})
 }
 
@@ -124,6 +124,12 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 			vals = keep
 		}
 		choices[i] = vals
+		// An arch listing none of the family's dtypes (and no emit entry
+		// for it) has no variants of the family: e.g. a dense-only arch and
+		// the block-format GEMV.
+		if ax.Name == "dtype" && len(vals) == 0 && a.Emit[f.Name] == nil {
+			return nil, nil
+		}
 	}
 	var out []*Variant
 	idx := make([]int, len(f.Axes))

@@ -400,7 +400,7 @@ func containsName(names []string, n string) bool {
 
 // dtypeFuncNames are the functions rules call on a dtype name.
 func dtypeFuncNames() map[string]bool {
-	return map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}
+	return expr.DtypeFuncSet()
 }
 
 // CheckContracts reports a family without a launch contract or a verify

@@ -557,6 +557,8 @@ type rawDtype struct {
 	WeightBytes int    `yaml:"weight_bytes"`
 	ActBytes    int    `yaml:"act_bytes"`
 	Scaled      bool   `yaml:"scaled"`
+	WeightBlock int    `yaml:"weight_block"`
+	ActBlock    int    `yaml:"act_block"`
 }
 
 type rawFamily struct {
@@ -601,6 +603,7 @@ type rawArch struct {
 	Arch         string                      `yaml:"arch"`
 	Backend      string                      `yaml:"backend"`
 	Target       string                      `yaml:"target"`
+	IntDot       string                      `yaml:"int_dot"`
 	Doc          string                      `yaml:"doc"`
 	Wave         int                         `yaml:"wave"`
 	ComputeUnits int                         `yaml:"compute_units"`
@@ -657,16 +660,21 @@ func (l *loader) load() (*Spec, error) {
 		if d == nil {
 			return nil, &Error{at(""), fmt.Sprintf("dtype %s is empty", name)}
 		}
-		if b, ok := weightTypes[d.Weight]; !ok || b != d.WeightBytes {
-			return nil, &Error{at("weight"), fmt.Sprintf("dtype %s: weight %q with weight_bytes %d; allowed: f32 (4), f16 (2), bf16 (2), e4m3 (1)", name, d.Weight, d.WeightBytes)}
+		wblock, ablock, err := dtypeBlocks(name, d, at)
+		if err != nil {
+			return nil, err
 		}
-		if b, ok := actTypes[d.Act]; !ok || b != d.ActBytes {
-			return nil, &Error{at("act"), fmt.Sprintf("dtype %s: act %q with act_bytes %d; allowed: f32 (4), f16 (2), bf16 (2)", name, d.Act, d.ActBytes)}
+		if b, ok := weightTypes[d.Weight]; wblock == 1 && (!ok || b != d.WeightBytes) {
+			return nil, &Error{at("weight"), fmt.Sprintf("dtype %s: weight %q with weight_bytes %d; allowed: f32 (4), f16 (2), bf16 (2), e4m3 (1), or a block format (%s)", name, d.Weight, d.WeightBytes, blockTypeList())}
+		}
+		if b, ok := actTypes[d.Act]; ablock == 1 && (!ok || b != d.ActBytes) {
+			return nil, &Error{at("act"), fmt.Sprintf("dtype %s: act %q with act_bytes %d; allowed: f32 (4), f16 (2), bf16 (2), or a block format (%s)", name, d.Act, d.ActBytes, blockTypeList())}
 		}
 		if d.Weight == "e4m3" && !d.Scaled {
 			return nil, &Error{at("scaled"), fmt.Sprintf("dtype %s: e4m3 weights need scaled: true (one f32 scale per output row)", name)}
 		}
-		s.Dtypes[name] = &Dtype{Name: name, Weight: d.Weight, Act: d.Act, WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled}
+		s.Dtypes[name] = &Dtype{Name: name, Weight: d.Weight, Act: d.Act, WeightBytes: d.WeightBytes, ActBytes: d.ActBytes, Scaled: d.Scaled,
+			WeightBlock: wblock, ActBlock: ablock}
 	}
 	if len(rk.Families) == 0 {
 		return nil, &Error{l.pos(KernelsFile, func(b *yaml.PathBuilder) *yaml.PathBuilder { return b }), "no families: the kernel spec must define at least one family"}
@@ -854,7 +862,7 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 	for _, k := range ArchNames {
 		params[k] = true
 	}
-	funcs := map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}
+	funcs := dtypeFuncNames()
 	constraintNames := map[string]bool{}
 	for k := range params {
 		constraintNames[k] = true
@@ -1061,6 +1069,11 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 	case ra.Target != "":
 		return nil, &Error{key("target"), "target is for hip archs; a vulkan device class has none"}
 	}
+	idot, err := intDot(ra.Backend, a.Target, ra.IntDot, key("int_dot"))
+	if err != nil {
+		return nil, err
+	}
+	a.IntDot = idot
 	if ra.Backend == BackendHIP {
 		re, like := amdgcnRe, "gfx1200 or gfx90a"
 		if a.Target == "cuda" {
@@ -1148,7 +1161,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("%d prefer keys for %s; at most %d", len(ra.Prefer[fam]), fam, MaxPreferKeys)}
 		}
 		for i, rr := range ra.Prefer[fam] {
-			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}, Values: stringValues(f)},
+			r, err := l.rule(rr, expr.Decl{Names: names, Funcs: dtypeFuncNames(), Values: stringValues(f)},
 				at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 					return b.Child("prefer").Child(fam).Index(uint(i)).Child("rule")
 				}))

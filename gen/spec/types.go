@@ -30,11 +30,15 @@ type Spec struct {
 // Dtype is the weight/activation type pair of a kernel.
 type Dtype struct {
 	Name        string
-	Weight      string `yaml:"weight"`       // f32, f16, bf16, e4m3
-	Act         string `yaml:"act"`          // f32, f16, bf16
-	WeightBytes int    `yaml:"weight_bytes"` // bytes per weight element
-	ActBytes    int    `yaml:"act_bytes"`    // bytes per activation element
+	Weight      string `yaml:"weight"`       // f32, f16, bf16, e4m3, or a block format (BlockTypes)
+	Act         string `yaml:"act"`          // f32, f16, bf16, or a block format
+	WeightBytes int    `yaml:"weight_bytes"` // bytes per weight element (block formats: per block)
+	ActBytes    int    `yaml:"act_bytes"`    // bytes per activation element (block formats: per block)
 	Scaled      bool   `yaml:"scaled"`       // one f32 scale per output row
+	// WeightBlock and ActBlock are the elements per block of a block
+	// format (ggml's Q4_K: 256 in 144 bytes); 1 for element types.
+	WeightBlock int `yaml:"weight_block"`
+	ActBlock    int `yaml:"act_block"`
 }
 
 // Family is one kernel family (e.g. gemv).
@@ -109,7 +113,11 @@ type Arch struct {
 	Backend string
 	// Target is what a HIP source is built for: "amdgcn" (clang/hipcc,
 	// the default) or "cuda" (nvcc through the portability header).
-	Target       string
+	Target string
+	// IntDot is the arch's 4 x int8 dot-product instruction the HIP
+	// sources use (IntDots): sdot4 (gfx9 dot1-insts), sudot4 (gfx11/gfx12
+	// dot8-insts), dp4a (CUDA), or "" (none: plain integer math).
+	IntDot       string
 	Doc          string
 	Wave         int // wave (HIP) or typical subgroup size (Vulkan)
 	ComputeUnits int

@@ -61,7 +61,7 @@ type Decl struct {
 // scope already (the generated table's): any name, the dtype functions and
 // the builtins.
 func ParseTrusted(src string) (*Expr, error) {
-	return Parse(src, Decl{AnyName: true, Funcs: map[string]bool{"bytes": true, "act_bytes": true, "scaled": true}})
+	return Parse(src, Decl{AnyName: true, Funcs: DtypeFuncSet()})
 }
 
 // Expr is a parsed, validated expression.

@@ -238,4 +238,8 @@ type Dtype struct {
 	WeightBytes int
 	ActBytes    int
 	Scaled      bool
+	// WeightBlock and ActBlock: elements per block of a block format
+	// (WeightBytes/ActBytes are then per block); 0 for element types.
+	WeightBlock int
+	ActBlock    int
 }

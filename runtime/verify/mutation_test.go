@@ -45,6 +45,26 @@ func (r *cpuGemv) Run(l *kruntime.Launch, in map[string][]byte, poison uint32, g
 		}
 		panic(typ)
 	}
+	// Block formats (weight_block/act_block > 1) decode whole rows through
+	// runtime/ref; "the last pack" is then the last block.
+	decoded := func(typ string, block, bytes int, b []byte, rows int) func(int) float32 {
+		if block <= 1 {
+			return func(i int) float32 { return elem(typ, b, i) }
+		}
+		var v []float64
+		var err error
+		if typ == "q8_1" {
+			v, err = ref.DecodeQ8_1(b[:rows*K/block*bytes], rows, K)
+		} else {
+			v, _, err = ref.DecodeWeights(typ, b[:rows*K/block*bytes], rows, K)
+		}
+		if err != nil {
+			panic(err)
+		}
+		return func(i int) float32 { return float32(v[i]) }
+	}
+	wAt := decoded(dt.Weight, dt.WeightBlock, dt.WeightBytes, in["W"], N)
+	xAt := decoded(dt.Act, dt.ActBlock, dt.ActBytes, in["X"], T)
 	out := l.Output()
 	y := make([]byte, out.Size+guard)
 	for i := 0; i+4 <= len(y); i += 4 {
@@ -52,13 +72,13 @@ func (r *cpuGemv) Run(l *kruntime.Launch, in map[string][]byte, poison uint32, g
 	}
 	kEnd := K
 	if r.mutate == "drop last pack" {
-		kEnd = K - pack
+		kEnd = K - max(pack, dt.WeightBlock)
 	}
 	for t := 0; t < T; t++ {
 		for n := 0; n < N; n++ {
 			var acc float32
 			for k := 0; k < kEnd; k++ {
-				acc += elem(dt.Weight, in["W"], n*K+k) * elem(dt.Act, in["X"], t*K+k)
+				acc += wAt(n*K+k) * xAt(t*K+k)
 			}
 			if dt.Scaled {
 				acc *= elem("f32", in["scale"], n)

@@ -128,6 +128,31 @@ KG_DEVICE void kg_load(uint32_t (&w)[4], const void* p) {
   }
 }
 
+// Bytes 2..5 of the 8 bytes lo, hi (little-endian): the word at a 2-byte
+// offset, from two aligned loads.
+KG_DEVICE uint32_t kg_funnel16(uint32_t lo, uint32_t hi) { return (lo >> 16) | (hi << 16); }
+
+// c + the dot product of the four signed bytes of a and b. IDOT is the
+// arch's instruction (its spec file's int_dot): sdot4 is v_dot4_i32_i8
+// (gfx9 dot1-insts: gfx906, gfx90a, gfx942), sudot4 is v_dot4_i32_iu8 with
+// both operands signed (gfx11 and gfx12 dot8-insts), dp4a is CUDA's
+// __dp4a; none (and the CPU simulation) is plain integer math.
+enum { KG_IDOT_NONE = 0, KG_IDOT_SDOT4 = 1, KG_IDOT_SUDOT4 = 2, KG_IDOT_DP4A = 3 };
+template <int IDOT>
+KG_DEVICE int kg_dot4(uint32_t a, uint32_t b, int c) {
+#if defined(__CUDACC__)
+  static_assert(IDOT == KG_IDOT_DP4A || IDOT == KG_IDOT_NONE, "int_dot on a cuda target: dp4a or none");
+  if constexpr (IDOT == KG_IDOT_DP4A) return __dp4a((int)a, (int)b, c);
+#elif !defined(KGEN_CPU_SIM)
+  static_assert(IDOT != KG_IDOT_DP4A, "int_dot dp4a is for cuda targets");
+  if constexpr (IDOT == KG_IDOT_SDOT4) return __builtin_amdgcn_sdot4((int)a, (int)b, c, false);
+  if constexpr (IDOT == KG_IDOT_SUDOT4) return __builtin_amdgcn_sudot4(true, (int)a, true, (int)b, c, false);
+#endif
+  int s = c;
+  for (int i = 0; i < 32; i += 8) s += ((int)(a << (24 - i)) >> 24) * ((int)(b << (24 - i)) >> 24);
+  return s;
+}
+
 // OCP fp8 E4M3 (e4m3fn): bias 7, no infinities, S.1111.111 is NaN.
 // Branch-free: the byte's exponent and mantissa moved into an f16's (sign
 // to bit 15, E.MMM to bits 13..7) is the same number times 2^-8, subnormals

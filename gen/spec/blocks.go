@@ -1,0 +1,82 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// BlockType is a block format of weights or activations: Block elements
+// stored in Bytes bytes (ggml/GGUF's layouts; runtime/ref decodes them).
+type BlockType struct {
+	Block, Bytes int
+	Weight, Act  bool // may be a dtype's weight, act
+}
+
+// BlockTypes are the block formats a dtype may name as weight or act.
+var BlockTypes = map[string]BlockType{
+	"q4_k": {Block: 256, Bytes: 144, Weight: true}, // {half d, dmin; u8 scales[12]; u8 qs[128]}
+	"q6_k": {Block: 256, Bytes: 210, Weight: true}, // {u8 ql[128], qh[64]; i8 scales[16]; half d}
+	"q8_0": {Block: 32, Bytes: 34, Weight: true},   // {half d; i8 qs[32]}
+	"q8_1": {Block: 32, Bytes: 36, Act: true},      // {half d, s; i8 qs[32]} (quant_q8_1's output)
+}
+
+func blockTypeList() string {
+	var s []string
+	for _, n := range sortedKeys(BlockTypes) {
+		b := BlockTypes[n]
+		s = append(s, fmt.Sprintf("%s (%d elements in %d bytes)", n, b.Block, b.Bytes))
+	}
+	return strings.Join(s, ", ")
+}
+
+// dtypeBlocks validates a dtype's weight_block and act_block: 1 (or
+// absent) for element types; a block format's own block size and bytes.
+func dtypeBlocks(name string, d *rawDtype, at func(string) Pos) (wblock, ablock int, err error) {
+	side := func(typ, key string, block, bytes int, weight bool) (int, error) {
+		bt, isBlock := BlockTypes[typ]
+		if !isBlock {
+			if block != 0 && block != 1 {
+				return 0, &Error{at(key + "_block"), fmt.Sprintf("dtype %s: %s_block %d for element type %q: only block formats (%s) have blocks", name, key, block, typ, blockTypeList())}
+			}
+			return 1, nil
+		}
+		if weight && !bt.Weight || !weight && !bt.Act {
+			return 0, &Error{at(key), fmt.Sprintf("dtype %s: %s %q is not %s format", name, key, typ, map[bool]string{true: "a weight", false: "an activation"}[weight])}
+		}
+		if block != bt.Block || bytes != bt.Bytes {
+			return 0, &Error{at(key), fmt.Sprintf("dtype %s: %s %q with %s_block %d and %s_bytes %d; the format is %d elements in %d bytes", name, key, typ, key, block, key, bytes, bt.Block, bt.Bytes)}
+		}
+		return block, nil
+	}
+	if wblock, err = side(d.Weight, "weight", d.WeightBlock, d.WeightBytes, true); err != nil {
+		return 0, 0, err
+	}
+	if ablock, err = side(d.Act, "act", d.ActBlock, d.ActBytes, false); err != nil {
+		return 0, 0, err
+	}
+	if d.Scaled && (wblock > 1 || ablock > 1) {
+		return 0, 0, &Error{at("scaled"), fmt.Sprintf("dtype %s: block formats carry their own scales; scaled: true is for e4m3 weights", name)}
+	}
+	return wblock, ablock, nil
+}
+
+// IntDots are the int_dot values of hip archs, by target.
+var IntDots = map[string][]string{"amdgcn": {"sdot4", "sudot4"}, "cuda": {"dp4a"}}
+
+// intDot validates an arch's int_dot: a hip arch's 4 x int8 dot-product
+// instruction, or "" (none: the kernels use plain integer math).
+func intDot(backend, target, v string, p Pos) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if backend != BackendHIP {
+		return "", &Error{p, "int_dot is for hip archs; the Vulkan shaders use plain integer math (glslang 12 has no GL_EXT_integer_dot_product)"}
+	}
+	allowed := IntDots[target]
+	sort.Strings(allowed)
+	if !contains(allowed, v) {
+		return "", &Error{p, fmt.Sprintf("int_dot %q for target %s; allowed: %s (or none)", v, target, strings.Join(allowed, ", "))}
+	}
+	return v, nil
+}
