@@ -12,6 +12,11 @@
 #           region), for the launch overhead side by side
 #   vulkan  GEMV bench, Vulkan path, bf16   quant   Q8_K / Q8_1 bench, both paths
 #   tune    gen tune on the Qwen3-0.6B decode list (its time is the cost of tuning)
+#   mmvq    quantized-weight GEMV (Q4_K, Q6_K, Q8_0 x Q8_1): bench CUDA (graph) and
+#           Vulkan on bench/mmvq-shapes.yaml, then ggml's Vulkan mul_mat_vec on the
+#           same weight types (.peers/ggml-vulkan, carried) as the peer
+#   suite   GEMV bf16 on the grown suite (SUITE, default bench/decode-shapes.yaml),
+#           CUDA graph-timed and Vulkan, every candidate's time (selection fitting)
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
 # Vulkan loader .debs). Everything lands in $OUT/r and, packed, $OUT/r.tgz
 # (the device tool returns at most 8 files). Each phase has a time budget
@@ -32,7 +37,8 @@ build() {
   g=$(bash bench/nvcc-split.sh generated/hip/gemv_sm90.hip 14 /tmp/nv) || { log "nvcc gemv failed"; exit 1; }
   q=$(bash bench/nvcc-split.sh generated/hip/quant_q8k_sm90.hip 1 /tmp/nv) || { log "nvcc q8k failed"; exit 1; }
   q1=$(bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv) || { log "nvcc q8_1 failed"; exit 1; }
-  GEMV=$g; MODS=$g,$q,$q1; QMODS=$q,$q1
+  mv=$(bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 4 /tmp/nv) || { log "nvcc mmvq failed"; exit 1; }
+  GEMV=$g; MODS=$g,$q,$q1,$mv; QMODS=$q,$q1; MMVQ=$mv
   log "nvcc done"
 }
 budget() { local v="BUDGET_$1"; echo "${!v:-$2}"; }
@@ -88,6 +94,27 @@ for phase in "$@"; do
     log "quant cuda exit $?"
     [ "${QUANT_VULKAN:-1}" = 1 ] && timeout "$(budget quantvk 120)" bin/gen bench --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,bf16 --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
     log "quant vulkan exit $?" ;;
+  mmvq)
+    build
+    log "bench mmvq cuda"
+    for be in cuda vulkan; do
+      mod=; [ $be = cuda ] && mod="--module $MMVQ"
+      timeout "$(budget mmvq 150)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k --shapes bench/mmvq-shapes.yaml --out "$r/mmvq-$be.json" > "$r/mmvq-$be.txt" 2>&1
+      log "mmvq $be exit $? ($(grep -c heuristic "$r/mmvq-$be.txt") cases)"
+      timeout "$(budget mmvqggml 60)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --out "$r/mmvq-ggml-$be.json" > "$r/mmvq-ggml-$be.txt" 2>&1
+      log "mmvq ggml shape $be exit $?"
+    done
+    if [ -d .peers/ggml-vulkan ]; then
+      OUTFILE="$r/ggml-quant.txt" timeout "$(budget ggml 150)" bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
+      log "ggml quant exit $?"
+    fi ;;
+  suite)
+    build
+    log "bench suite cuda"
+    timeout "$(budget suite 240)" bin/gen bench --backend cuda --module "$GEMV" --dtypes bf16 --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-cuda.json" > "$r/suite-cuda.txt" 2>&1
+    log "suite cuda exit $? ($(grep -c heuristic "$r/suite-cuda.txt") cases)"
+    timeout "$(budget suitevk 200)" bin/gen bench --backend vulkan --dtypes bf16 --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-vulkan.json" > "$r/suite-vulkan.txt" 2>&1
+    log "suite vulkan exit $? ($(grep -c heuristic "$r/suite-vulkan.txt") cases)" ;;
   tune)
     build
     bin/gen tune --module "$GEMV" --shapes bench/shapes-qwen3-0.6b.yaml --cache "$r/tune.json" > "$r/tune.txt" 2>&1
