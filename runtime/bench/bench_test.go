@@ -109,7 +109,7 @@ func TestKindOf(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v", f, k, err, want)
 		}
 	}
-	if _, err := KindOf("gemm"); err == nil || !strings.Contains(err.Error(), `unknown family "gemm" (families: gemv, quant_q8_1, quant_q8k)`) {
+	if _, err := KindOf("gemm"); err == nil || !strings.Contains(err.Error(), `unknown family "gemm" (families: gemv, mmvq, quant_q8_1, quant_q8k)`) {
 		t.Errorf("unknown family: %v", err)
 	}
 	if got := strings.Join(FamilyDtypes("quant_q8_1"), ","); got != "bf16,f16,f32" {

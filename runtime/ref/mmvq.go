@@ -7,7 +7,7 @@ import (
 )
 
 // Weight block formats of the quantized-weight GEMV (ggml/GGUF layouts,
-// little-endian; shared/reference/quant-formats.md has the activation side):
+// little-endian; docs/quant-formats.md has the activation side):
 //
 //	q4_k: 256 weights in 144 bytes: half d, half dmin, u8 scales[12] (eight
 //	      6-bit scales and eight 6-bit mins), u8 qs[128] (4-bit quants);
