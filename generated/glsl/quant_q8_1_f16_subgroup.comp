@@ -332,7 +332,9 @@ void main() {
 
     // s: element i adds element i ^ m for m = 16, 8, 4, 2, 1, as the lanes
     // of a 32-lane warp do. m >= E pairs lanes (lane ^ m/E, same slot);
-    // m < E pairs slots of this lane.
+    // m < E pairs slots of this lane. Only v[0] is stored, and after the
+    // step of m only v[0 .. m-1] are read again, so a step within the lane
+    // computes those: v[j] + v[j + m] (= v[j ^ m]) in place.
     uint v[MAXE];
     for (uint j = 0u; j < MAXE; ++j) v[j] = j < E ? xb[j] : 0u;
     for (uint m = QK / 2u; m >= 1u; m >>= 1) {
@@ -341,9 +343,9 @@ void main() {
           if (j < E) v[j] = f32_add(v[j], xchg(v[j], m / E));
         }
       } else {
-        uint t[MAXE];
-        for (uint j = 0u; j < MAXE; ++j) t[j] = j < E ? f32_add(v[j], v[j ^ m]) : 0u;
-        for (uint j = 0u; j < MAXE; ++j) v[j] = t[j];
+        for (uint j = 0u; j < MAXE; ++j) {
+          if (j < m) v[j] = f32_add(v[j], v[j + m]);
+        }
       }
     }
 

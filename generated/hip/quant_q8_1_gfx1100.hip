@@ -320,16 +320,15 @@ KG_DEVICE void q8_1(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
 #endif
 
   // s: element i adds element i ^ m for m = 16 .. 1; m >= E pairs lanes
-  // (lane ^ m/E, same slot), m < E pairs slots of this lane.
+  // (lane ^ m/E, same slot), m < E pairs slots of this lane, where only
+  // v[0 .. m-1] are read again (v[0] is stored): v[j] + v[j + m] in place.
   uint32_t v[E];
   for (int j = 0; j < E; ++j) v[j] = xb[j];
   for (int m = QK / 2; m >= 1; m >>= 1) {
     if (m >= E) {
       for (int j = 0; j < E; ++j) v[j] = f32_add(v[j], xchg<LAYOUT>(v[j], m / E, sh));
     } else {
-      uint32_t t[E];
-      for (int j = 0; j < E; ++j) t[j] = f32_add(v[j], v[j ^ m]);
-      for (int j = 0; j < E; ++j) v[j] = t[j];
+      for (int j = 0; j < m; ++j) v[j] = f32_add(v[j], v[j + m]);
     }
   }
 
