@@ -31,10 +31,12 @@ import (
 //     loads and pack-1 bf16 variants 2-byte loads (so the check can tell the
 //     two apart); the quantizers (byte-identical to runtime/ref) contain no
 //     fused or unfused float multiply-add, only separately rounded
-//     multiplies and adds; every quantized-weight GEMV (mmvq) kernel uses
-//     the 4 x int8 dot instruction its arch's int_dot names (sdot4:
-//     v_dot4(c)_i32_i8, sudot4: v_dot4_i32_iu8) and its q4_k kernels load
-//     their weights 16 bytes at a time.
+//     multiplies and adds, except the Newton steps inside full-precision
+//     f32 divisions (hipDivisions), which every f32 division must be;
+//     every quantized-weight GEMV (mmvq) kernel uses the 4 x int8 dot
+//     instruction its arch's int_dot names (sdot4: v_dot4(c)_i32_i8,
+//     sudot4: v_dot4_i32_iu8) and its q4_k kernels load their weights 16
+//     bytes at a time.
 //
 // Compiles are cached (KGEN_CACHE, else the user cache dir's kgen folder), so
 // a rerun on unchanged sources only reads the ISA. Cold, one code object takes
@@ -202,7 +204,8 @@ func checkHIPArch(ctx context.Context, t *testing.T, c *Compiler, hipcc *Tool, o
 		return checkHIPMMVQ(t, arch, kernels, sections, len(missing), hipccNote, compiled, cached, start)
 	}
 	if fam != "gemv" {
-		return checkHIPNoFMA(t, arch, fam, kernels, sections, len(missing), hipccNote, compiled, cached, start)
+		irDivs := hipIRDivisions(ctx, t, c.Tools.Clang.Path, file, arch, src, header)
+		return checkHIPNoFMA(t, arch, fam, kernels, sections, irDivs, len(missing), hipccNote, compiled, cached, start)
 	}
 	wide, short := hipLoadPatterns(arch)
 	var nWide, nWideX, nNarrow int
@@ -443,24 +446,156 @@ func hipOtherKernels(src []byte, family string) ([]hipKernel, map[int]string, er
 // such as v_mad_u64_u32.
 var hipFMARe = regexp.MustCompile(`^v_(pk_)?(fma|fmac|mad|mac|fmaak|fmamk|madak|madmk)(_mix|_legacy|_dx9_zero)*_f(16|32|64)(_e32|_e64)?$`)
 
-// checkHIPNoFMA checks the ISA of a family other than gemv (the
-// quantizers): no float multiply-add anywhere, and float multiplies present
-// (so the check reads the right code).
-func checkHIPNoFMA(t *testing.T, arch, fam string, kernels []hipKernel, sections map[string][]string, missing int, hipccNote string, compiled time.Duration, cached string, start time.Time) string {
+// hipDivFMAs is how many float multiply-adds one full-precision f32
+// division holds: LLVM's AMDGPU lowering of an fdiv with no fast-math flag
+// and no !fpmath accuracy (clang HIP's default,
+// -fhip-fp32-correctly-rounded-divide-sqrt) is
+//
+//	v_div_scale_f32 (denominator), v_rcp_f32, v_div_scale_f32 (numerator),
+//	v_fma_f32, v_fmac_f32 (refine the reciprocal), v_mul_f32 (quotient),
+//	v_fma_f32, v_fmac_f32 (refine it), v_fma_f32 (residual),
+//	v_div_fmas_f32, v_div_fixup_f32
+//
+// (the scheduler may interleave other instructions, and s_denorm_mode
+// around it when f32 denormals are flushed): the correctly rounded
+// division the kernels' KG_FDIV_RN relies on. The approximate lowerings
+// (-ffast-math, -fno-hip-fp32-correctly-rounded-divide-sqrt) use v_rcp_f32
+// with plain multiplies and no v_div_fixup_f32.
+const hipDivFMAs = 5
+
+// hipDivisions scans one kernel's mnemonics. A division opens at its first
+// v_div_scale_f32 (two per division) and closes at its v_div_fixup_f32;
+// float multiply-adds are allowed only while a division is open, at most
+// hipDivFMAs per division, and only f32 v_fma/v_fmac; every v_rcp_f32 must
+// lie inside one, and the counts must add up (2 scales, 1 reciprocal, 1
+// v_div_fmas_f32 per fixup). It returns the number of divisions and the
+// first violation ("" if none).
+func hipDivisions(body []string) (divs int, bad string) {
+	scales, fixups, fmas, rcps, fmass := 0, 0, 0, 0, 0
+	for _, m := range body {
+		open := (scales+1)/2 - fixups
+		switch {
+		case strings.HasPrefix(m, "v_div_scale_f32"):
+			scales++
+		case strings.HasPrefix(m, "v_div_fixup_f32"):
+			if open <= 0 {
+				return fixups, m + " without its v_div_scale_f32"
+			}
+			fixups++
+		case strings.HasPrefix(m, "v_div_fmas_f32"):
+			if open <= 0 {
+				return fixups, m + " outside a division"
+			}
+			fmass++
+		case strings.HasPrefix(m, "v_rcp_f32"):
+			if open <= 0 {
+				return fixups, m + " outside a full-precision division (an approximate reciprocal)"
+			}
+			rcps++
+		case hipFMARe.MatchString(m):
+			if open <= 0 || !hipDivFMARe.MatchString(m) {
+				return fixups, m + " outside a full-precision division"
+			}
+			fmas++
+			if fmas > hipDivFMAs*(fixups+open) {
+				return fixups, fmt.Sprintf("%s: more than %d multiply-adds in a division", m, hipDivFMAs)
+			}
+		}
+	}
+	if scales != 2*fixups || rcps != fixups || fmass != fixups || fmas > hipDivFMAs*fixups {
+		return fixups, fmt.Sprintf("unbalanced divisions: %d v_div_scale_f32, %d v_rcp_f32, %d v_div_fmas_f32, %d v_div_fixup_f32, %d multiply-adds", scales, rcps, fmass, fixups, fmas)
+	}
+	return fixups, ""
+}
+
+// hipDivFMARe: the multiply-adds a full-precision f32 division uses.
+var hipDivFMARe = regexp.MustCompile(`^v_(fma|fmac)_f32(_e32|_e64)?$`)
+
+// hipIRDivisions builds the optimized LLVM IR of a source with the code
+// object's flags (what the backend lowers) and returns each kernel's count
+// of f32 divisions, failing the test on any fdiv that carries a fast-math
+// flag (fast, arcp, afn, contract, ...) or an !fpmath accuracy: LLVM
+// defines a bare fdiv as correctly rounded, so the backend must keep it
+// exact, and hipDivisions then finds it as the full-precision sequence.
+func hipIRDivisions(ctx context.Context, t *testing.T, clang, file, arch string, src, header []byte) map[string]int {
 	t.Helper()
-	var noISA, fma []string
-	muls := 0
+	dir := t.TempDir()
+	base := filepath.Base(file)
+	if err := os.WriteFile(filepath.Join(dir, base), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kgen_hip.h"), header, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var flags []string
+	for _, f := range HIPObjectFlags(arch) {
+		if f != "-c" {
+			flags = append(flags, f)
+		}
+	}
+	ir, err := run(ctx, dir, nil, clang, append(flags, "-S", "-emit-llvm", "-o", "-", base)...)
+	if err != nil {
+		t.Fatalf("%s: clang -emit-llvm: %v", arch, err)
+	}
+	divs, bad := hipIRFdivs(string(ir))
+	if len(bad) > 0 {
+		t.Errorf("%s: %d f32 divisions in the IR are not plain (correctly rounded) fdivs: %s", arch, len(bad), hipFirst(bad, 5))
+	}
+	return divs
+}
+
+// hipIRFdivs counts the fdiv instructions of each function of an LLVM IR
+// module and lists those that are not plain `fdiv float` with no metadata.
+func hipIRFdivs(ir string) (map[string]int, []string) {
+	divs := map[string]int{}
+	var bad []string
+	fn := ""
+	for _, line := range strings.Split(ir, "\n") {
+		if m := hipIRDefineRe.FindStringSubmatch(line); m != nil {
+			fn = m[1]
+			continue
+		}
+		if !hipIRFdivRe.MatchString(line) {
+			continue
+		}
+		divs[fn]++
+		if !hipIRPlainFdivRe.MatchString(line) {
+			bad = append(bad, fn+": "+strings.TrimSpace(line))
+		}
+	}
+	return divs, bad
+}
+
+var (
+	hipIRDefineRe    = regexp.MustCompile(`^define .*@"?([\w.]+)"?\(`)
+	hipIRFdivRe      = regexp.MustCompile(`= fdiv `)
+	hipIRPlainFdivRe = regexp.MustCompile(`= fdiv float [^,]+, [^,!]+$`)
+)
+
+// checkHIPNoFMA checks the ISA of a family other than gemv (the
+// quantizers): no float multiply-add outside full-precision f32 divisions,
+// every f32 division full precision (hipDivisions) and as many of them in
+// each kernel as the IR has plain fdivs (irDivs, hipIRDivisions), and float
+// multiplies present (so the check reads the right code).
+func checkHIPNoFMA(t *testing.T, arch, fam string, kernels []hipKernel, sections map[string][]string, irDivs map[string]int, missing int, hipccNote string, compiled time.Duration, cached string, start time.Time) string {
+	t.Helper()
+	var noISA, fma, count []string
+	muls, divs := 0, 0
 	for _, k := range kernels {
 		body, ok := sections[k.name]
 		if !ok {
 			noISA = append(noISA, k.name)
 			continue
 		}
+		n, bad := hipDivisions(body)
+		divs += n
+		if bad != "" {
+			fma = append(fma, k.name+": "+bad)
+		}
+		if n != irDivs[k.name] {
+			count = append(count, fmt.Sprintf("%s: %d in the IR, %d in the ISA", k.name, irDivs[k.name], n))
+		}
 		for _, m := range body {
-			if hipFMARe.MatchString(m) {
-				fma = append(fma, k.name+": "+m)
-				break
-			}
 			if strings.HasPrefix(m, "v_mul_f32") {
 				muls++
 			}
@@ -470,13 +605,16 @@ func checkHIPNoFMA(t *testing.T, arch, fam string, kernels []hipKernel, sections
 		t.Errorf("%s: %d %s kernels have no section in the disassembly: %s", arch, len(noISA), fam, hipFirst(noISA, 10))
 	}
 	if len(fma) > 0 {
-		t.Errorf("%s: %d %s kernels contain a float multiply-add: a product was fused or contracted, so the output is no longer byte-identical: %s", arch, len(fma), fam, hipFirst(fma, 10))
+		t.Errorf("%s: %d %s kernels contain a float multiply-add outside a full-precision division, or a division that is not full precision: a product was fused or contracted, or a quotient approximated, so the output is no longer byte-identical: %s", arch, len(fma), fam, hipFirst(fma, 10))
+	}
+	if len(count) > 0 {
+		t.Errorf("%s: %d %s kernels have not as many full-precision divisions in the ISA as fdivs in the IR: %s", arch, len(count), fam, hipFirst(count, 10))
 	}
 	if muls == 0 {
 		t.Errorf("%s: no v_mul_f32 in the %s kernels: the multiply-add check reads nothing", arch, fam)
 	}
-	summary := fmt.Sprintf("%-8s %s %d kernels: %d symbols+.kd ok; no float multiply-add (%d separate v_mul_f32); real-header syntax ok; %s; compile %s (%s), total %s",
-		arch, fam, len(kernels), len(kernels)-missing, muls, hipccNote, compiled, cached, time.Since(start).Round(time.Millisecond))
+	summary := fmt.Sprintf("%-8s %s %d kernels: %d symbols+.kd ok; no float multiply-add outside %d full-precision f32 divisions (each a plain fdiv in the IR) (%d separate v_mul_f32); real-header syntax ok; %s; compile %s (%s), total %s",
+		arch, fam, len(kernels), len(kernels)-missing, divs, muls, hipccNote, compiled, cached, time.Since(start).Round(time.Millisecond))
 	t.Log(summary)
 	return summary
 }

@@ -35,8 +35,10 @@ const uint MAXE = QK / 8u;
 // operands and results of float operations unless the shader declares
 // DenormPreserve, which not every device supports (lavapipe keeps them
 // anyway); OpFAdd/OpFMul of normal operands with a normal result are
-// correctly rounded. So division is done in
-// integers here, and additions and multiplications are routed so that the
+// correctly rounded. So a quotient from OpFDiv is only a candidate, kept
+// when an exact integer residual proves it correctly rounded (f32_div), with
+// integer long division as the fallback (f32_div_exact); additions and
+// multiplications are routed so that the
 // hardware only ever sees normal operands and normal results (or results
 // too small to matter); every such operation is `precise` (no FMA
 // contraction, no reassociation).
@@ -63,9 +65,10 @@ uint f32_round(uint q, int e, bool sticky) {
   return e >= 1 ? (uint(e - 1) << 23) + m : m;
 }
 
-// a / b correctly rounded (IEEE 754 binary32, nearest even), on bits. NaN
-// results are the default NaN; callers never depend on NaN payloads.
-uint f32_div(uint a, uint b) {
+// a / b correctly rounded (IEEE 754 binary32, nearest even), on bits, by
+// restoring long division (26 steps): any operands. NaN results are the
+// default NaN; callers never depend on NaN payloads.
+uint f32_div_exact(uint a, uint b) {
   uint sign = (a ^ b) & 0x80000000u;
   uint ea = (a >> 23) & 0xFFu, eb = (b >> 23) & 0xFFu;
   uint ma = a & 0x7FFFFFu, mb = b & 0x7FFFFFu;
@@ -87,6 +90,71 @@ uint f32_div(uint a, uint b) {
     r <<= 1u;
   }
   return sign | f32_round(q, e, r != 0u);
+}
+
+// Whether b (bits) is a normal number: biased exponent 1..254.
+bool f32_normal(uint b) { return ((b >> 23) & 0xFFu) - 1u < 254u; }
+
+// Compares c with a / b exactly (a, b, c normal and nonzero; signs are the
+// caller's): 0 when c is a / b correctly rounded, 1 when |c| is too small,
+// -1 when too large, 2 when c is too far off to tell (or a tie). In
+// integers, with the 24-bit significands: a / b = c exactly when
+// ma * 2^sh = mc * mb with sh = ea - eb - ec + 150, which is 23 or 24 for
+// any c within a few ulps of a / b, so the residual R = ma * 2^sh - mc * mb
+// is exact in 64 bits, and one ulp of c is mb in its units. c is correctly
+// rounded iff -mb/2 < R < mb/2; on the low side of a power of two
+// (mc = 2^23) the ulp below is half as large: -mb/4 < R. Ties (|R| = mb/2)
+// are left to the caller's exact path.
+int f32_div_check(uint a, uint b, uint c) {
+  const int sh = int((a >> 23) & 0xFFu) - int((b >> 23) & 0xFFu) - int((c >> 23) & 0xFFu) + 150;
+  if (sh != 23 && sh != 24) return 2;
+  const uint ma = (a & 0x7FFFFFu) | 0x800000u, mb = (b & 0x7FFFFFu) | 0x800000u, mc = (c & 0x7FFFFFu) | 0x800000u;
+  uint phi, plo, borrow;
+  umulExtended(mc, mb, phi, plo);
+  const uint rlo = usubBorrow(ma << uint(sh), plo, borrow);
+  const uint rhi = (ma >> uint(32 - sh)) - phi - borrow;
+  if (rhi == 0u) return rlo < ((mb + 1u) >> 1) ? 0 : 1;  // R >= 0: 2R < mb
+  if (rhi == 0xFFFFFFFFu && rlo != 0u) {                 // R < 0, |R| = -rlo
+    const uint lim = mc == 0x800000u ? (mb + 3u) >> 2 : (mb + 1u) >> 1;
+    return 0u - rlo < lim ? 0 : -1;
+  }
+  return 2;
+}
+
+// Tests only (runtime/verify's TestQuantSkewedDivision): a nonzero DIV_SKEW
+// moves each OpFDiv quotient by a pseudo-random -3..3 ulps, or garbles it
+// one time in eight, so that lavapipe, whose division is exact, runs every
+// branch of the certification. The default 0 folds away.
+layout(constant_id = 100) const uint DIV_SKEW = 0u;
+uint f32_skew(uint a, uint b, uint c) {
+  uint h = (a * 0x9E3779B1u) ^ (b * 0x85EBCA77u);
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  const uint k = h % 8u;
+  return k == 7u ? c ^ 0x00400000u ^ ((h >> 8) & 0x7F800000u) : c + k - 3u;
+}
+
+// a / b correctly rounded, on bits, as f32_div_exact. Normal operands take
+// OpFDiv's quotient as a candidate (Vulkan allows it 2.5 ulps of error, and
+// a device may flush or approximate): f32_div_check certifies it exactly
+// or moves it by an ulp, up to three times; anything else (subnormal,
+// zero, infinite or NaN operands or quotient, a tie, a quotient farther
+// off) takes the long division.
+uint f32_div(uint a, uint b) {
+  if (f32_normal(a) && f32_normal(b)) {
+    precise float q = uintBitsToFloat(a) / uintBitsToFloat(b);
+    uint c = floatBitsToUint(q);
+    if (DIV_SKEW != 0u) c = f32_skew(a, b, c);
+    for (int i = 0; i < 3; ++i) {
+      if (!f32_normal(c) || ((a ^ b ^ c) & 0x80000000u) != 0u) break;
+      const int r = f32_div_check(a, b, c);
+      if (r == 0) return c;
+      if (r == 2) break;
+      c = r > 0 ? c + 1u : c - 1u;  // the magnitude one ulp up or down
+    }
+  }
+  return f32_div_exact(a, b);
 }
 
 // |a| * 2^100 for |a| < 2^-74 (exact: built from the bits; subnormals

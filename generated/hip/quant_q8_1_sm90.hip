@@ -16,14 +16,18 @@ namespace {
 constexpr int kWave = 32;
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
-// The same routines as the Vulkan kernels (templates/quant/glsl.inc.tmpl),
-// so the output does not depend on compiler flags: division in integers
-// (correct rounding whatever -ffast-math, -fno-hip-fp32-correctly-rounded-
-// divide-sqrt or nvcc -prec-div say), additions and multiplications routed
-// so the hardware only sees normal operands and results (correct whatever
-// the denormal mode), each rounded on its own (kg_fmul_rn / kg_fadd_rn:
-// never contracted into an FMA). Do not build with -ffast-math all the same:
-// it may assume no NaN and no infinity.
+// The same routines as the Vulkan kernels (templates/quant/glsl.inc.tmpl).
+// Division: the platform's where kgen_hip.h says it is correctly rounded
+// (KG_FDIV_RN: CUDA __fdiv_rn, whatever nvcc -prec-div says; clang's
+// full-precision f32 division), only for normal operands with a normal
+// quotient, so the denormal mode cannot change it; elsewhere its quotient is
+// certified in integers, as the Vulkan kernels do; integer long division for
+// everything else. Additions and multiplications are routed so the hardware
+// only sees normal operands and results (correct whatever the denormal
+// mode), each rounded on its own (kg_fmul_rn / kg_fadd_rn: never contracted
+// into an FMA). Do not build with -ffast-math or
+// -fno-hip-fp32-correctly-rounded-divide-sqrt all the same: the first may
+// assume no NaN and no infinity, the second makes clang's division 2.5 ulps.
 constexpr uint32_t kNaN = 0x7FC00000u;
 
 KG_DEVICE bool f32_isnan(uint32_t b) { return (b & 0x7FFFFFFFu) > 0x7F800000u; }
@@ -43,8 +47,9 @@ KG_DEVICE uint32_t f32_round(uint32_t q, int e, bool sticky) {
   return e >= 1 ? ((uint32_t)(e - 1) << 23) + m : m;
 }
 
-// a / b correctly rounded, on bits; NaN results are the default NaN.
-KG_DEVICE uint32_t f32_div(uint32_t a, uint32_t b) {
+// a / b correctly rounded, on bits, by restoring long division (26 steps):
+// any operands; NaN results are the default NaN.
+KG_DEVICE uint32_t f32_div_exact(uint32_t a, uint32_t b) {
   const uint32_t sign = (a ^ b) & 0x80000000u;
   const uint32_t ea = (a >> 23) & 0xFFu, eb = (b >> 23) & 0xFFu;
   uint32_t ma = a & 0x7FFFFFu, mb = b & 0x7FFFFFu;
@@ -65,6 +70,52 @@ KG_DEVICE uint32_t f32_div(uint32_t a, uint32_t b) {
   }
   return sign | f32_round(q, e, r != 0u);
 }
+
+// Whether b (bits) is a normal number: biased exponent 1..254.
+KG_DEVICE bool f32_normal(uint32_t b) { return ((b >> 23) & 0xFFu) - 1u < 254u; }
+
+#if KG_FDIV_RN
+// a / b correctly rounded, on bits: the platform's division for normal
+// operands with a normal quotient (exact there in any denormal mode), long
+// division for the rest (subnormal, zero, infinite, NaN).
+KG_DEVICE uint32_t f32_div(uint32_t a, uint32_t b) {
+  if (f32_normal(a) && f32_normal(b)) {
+    const uint32_t c = kg_f32_bits(kg_fdiv(kg_bits_to_f32(a), kg_bits_to_f32(b)));
+    if (f32_normal(c)) return c;
+  }
+  return f32_div_exact(a, b);
+}
+#else
+// Compares c with a / b exactly (see f32_div_check in glsl.inc.tmpl): 0
+// when c is a / b correctly rounded, 1 when |c| is too small, -1 when too
+// large, 2 when too far off to tell (or a tie). R = ma * 2^sh - mc * mb.
+KG_DEVICE int f32_div_check(uint32_t a, uint32_t b, uint32_t c) {
+  const int sh = (int)((a >> 23) & 0xFFu) - (int)((b >> 23) & 0xFFu) - (int)((c >> 23) & 0xFFu) + 150;
+  if (sh != 23 && sh != 24) return 2;
+  const uint32_t ma = (a & 0x7FFFFFu) | 0x800000u, mb = (b & 0x7FFFFFu) | 0x800000u, mc = (c & 0x7FFFFFu) | 0x800000u;
+  const int64_t r = (int64_t)((uint64_t)ma << sh) - (int64_t)((uint64_t)mc * mb);
+  if (r >= 0) return r < (int64_t)((mb + 1u) >> 1) ? 0 : r < ((int64_t)1 << 32) ? 1 : 2;
+  const int64_t lim = mc == 0x800000u ? (int64_t)((mb + 3u) >> 2) : (int64_t)((mb + 1u) >> 1);
+  return -r < lim ? 0 : -r < ((int64_t)1 << 32) ? -1 : 2;
+}
+
+// a / b correctly rounded, on bits: kg_fdiv's quotient certified by
+// f32_div_check or moved by an ulp, up to three times; long division for
+// anything else.
+KG_DEVICE uint32_t f32_div(uint32_t a, uint32_t b) {
+  if (f32_normal(a) && f32_normal(b)) {
+    uint32_t c = kg_f32_bits(kg_fdiv(kg_bits_to_f32(a), kg_bits_to_f32(b)));
+    for (int i = 0; i < 3; ++i) {
+      if (!f32_normal(c) || ((a ^ b ^ c) & 0x80000000u) != 0u) break;
+      const int r = f32_div_check(a, b, c);
+      if (r == 0) return c;
+      if (r == 2) break;
+      c = r > 0 ? c + 1u : c - 1u;
+    }
+  }
+  return f32_div_exact(a, b);
+}
+#endif
 
 // |a| * 2^100 for |a| < 2^-74, exact (subnormals become normal).
 KG_DEVICE float f32_up100(uint32_t a) {
@@ -190,6 +241,29 @@ KG_DEVICE uint32_t qbyte(uint32_t qb) {
   return (uint32_t)v & 0xFFu;
 }
 
+#if !KG_FDIV_RN
+// The stored byte of x / d without dividing where it can be decided (see
+// q81_byte in q8_1.comp.tmpl): inv = 1 / d correctly rounded, c = x * inv
+// within 3.0002 * 2^-24 * |c| of the correctly rounded quotient, so c
+// farther than that from every half k + 0.5 rounds as the quotient does.
+KG_DEVICE uint32_t q81_byte(uint32_t xb, uint32_t d, float inv, bool fast) {
+  if (fast && (f32_normal(xb) || (xb & 0x7FFFFFFFu) == 0u)) {
+    const uint32_t cb = kg_f32_bits(kg_fmul_rn(kg_bits_to_f32(xb), inv)), ec = (cb >> 23) & 0xFFu;
+    if (ec < 134u) {  // |c| < 128
+      const uint32_t mc = (cb & 0x7FFFFFu) | 0x800000u;
+      const uint32_t fix = ec >= 126u ? mc << (ec - 126u) : mc >> (126u - ec < 31u ? 126u - ec : 31u);
+      const uint32_t frac = fix & 0xFFFFFFu;
+      const uint32_t dist = frac >= 0x800000u ? frac - 0x800000u : 0x800000u - frac;
+      if (dist > (fix >> 22) + 2u) {
+        const uint32_t n = (fix + 0x800000u) >> 24;  // roundf(|c|)
+        return ((cb & 0x80000000u) != 0u ? 0u - n : n) & 0xFFu;
+      }
+    }
+  }
+  return qbyte(f32_div(xb, d));
+}
+#endif
+
 // One workgroup quantizes Geometry::BPW consecutive blocks of the launch
 // (rows x ceil(K/32) of them, row-major); workgroup (x, y) is number
 // y * gx + x. Y holds 9 words per block: half d | half s << 16, qs (8 words).
@@ -239,25 +313,33 @@ KG_DEVICE void q8_1(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   const uint32_t amaxb = amax == 0u ? kNaN : amax - 1u;
   const uint32_t d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
   const bool zero = amaxb == 0u;
+#if !KG_FDIV_RN
+  // 1 / d for q81_byte, when d is normal (else every element divides).
+  const bool fast = f32_normal(d);
+  const float inv = kg_bits_to_f32(fast ? f32_div(0x3F800000u, d) : 0x3F800000u);
+#endif
 
   // s: element i adds element i ^ m for m = 16 .. 1; m >= E pairs lanes
-  // (lane ^ m/E, same slot), m < E pairs slots of this lane.
+  // (lane ^ m/E, same slot), m < E pairs slots of this lane, where only
+  // v[0 .. m-1] are read again (v[0] is stored): v[j] + v[j + m] in place.
   uint32_t v[E];
   for (int j = 0; j < E; ++j) v[j] = xb[j];
   for (int m = QK / 2; m >= 1; m >>= 1) {
     if (m >= E) {
       for (int j = 0; j < E; ++j) v[j] = f32_add(v[j], xchg<LAYOUT>(v[j], m / E, sh));
     } else {
-      uint32_t t[E];
-      for (int j = 0; j < E; ++j) t[j] = f32_add(v[j], v[j ^ m]);
-      for (int j = 0; j < E; ++j) v[j] = t[j];
+      for (int j = 0; j < m; ++j) v[j] = f32_add(v[j], v[j + m]);
     }
   }
 
   uint32_t word = 0u;
   for (int j = 0; j < E; ++j) {
     const unsigned i = e0 + j;
-    const uint32_t q = zero ? 0u : qbyte(f32_div(xb[j], d));
+#if KG_FDIV_RN
+    const uint32_t q = zero ? 0u : qbyte(f32_div(xb[j], d));  // a division per element
+#else
+    const uint32_t q = zero ? 0u : q81_byte(xb[j], d, inv, fast);
+#endif
     word |= q << (8u * (i & 3u));
     if (E >= 4 && (i & 3u) == 3u) {
       if (valid) dst[1 + i / 4] = word;

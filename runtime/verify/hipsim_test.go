@@ -151,12 +151,27 @@ func (r *simRunner) Run(l *kruntime.Launch, inputs map[string][]byte, poison uin
 	return os.ReadFile(yf)
 }
 
+// simDivModes are the builds of each source the CPU simulation runs: the
+// host's correctly rounded division taken as the platform's (KG_FDIV_RN 1,
+// the path CUDA and AMD builds compile), and quotients skewed by up to 3
+// ulps or garbled (testdata/kgen_cpu_sim.h), which the kernels' integer
+// certification must correct or send to long division (KG_FDIV_RN 0: the
+// algorithm of the Vulkan kernels).
+var simDivModes = []struct {
+	name, doc string
+	flags     []string
+}{
+	{"", "platform division", nil},
+	{"-certify", "skewed division, certified", []string{"-DKG_FDIV_RN=0", "-DKG_SIM_DIV_SKEW"}},
+}
+
 // TestHIPQuantOnCPU runs every HIP quantizer kernel of every arch (wave 64
 // and wave 32, AMD and the sm90 CUDA-target sources) on the CPU through
-// testdata/kgen_cpu_sim.h and checks it byte for byte against runtime/ref,
-// on the same random and crafted blocks as the device verification. No GPU
-// is needed; what it cannot show is how a real compiler and GPU round,
-// which the ISA check (gen/compile's TestHIPCompile: no float multiply-add)
+// testdata/kgen_cpu_sim.h, built twice (simDivModes), and checks it byte
+// for byte against runtime/ref, on the same random and crafted blocks as
+// the device verification. No GPU is needed; what it cannot show is how a
+// real compiler and GPU round, which the ISA check (gen/compile's
+// TestHIPCompile: no float multiply-add outside full-precision divisions)
 // and the exact integer arithmetic of the kernels address.
 func TestHIPQuantOnCPU(t *testing.T) {
 	clang := os.Getenv("KGEN_CLANG")
@@ -222,30 +237,33 @@ func TestHIPQuantOnCPU(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, "driver.cpp"), []byte(drv), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				bin := filepath.Join(d, "sim")
-				cmd := exec.Command(clang, "-x", "c++", "-std=c++17", "-O1", "-ffp-contract=off", "-fno-exceptions", "-fno-rtti",
-					"-nostdlib++", "-DKGEN_CPU_SIM", "-I", filepath.Join(root, "generated", "hip"), "-I", testdata,
-					"-o", bin, filepath.Join(d, "driver.cpp"))
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("compile the CPU simulation of %s: %v\n%s", base, err, out)
-				}
-				r := &simRunner{bin: bin, dir: d, dev: dev}
-				rng := rand.New(rand.NewPCG(11, uint64(len(base))))
 				n := 0
-				for _, v := range vs {
-					f := formatOf(t, v)
-					cases := [][2]int{{1, f.block}, {3, 3 * f.block}, {5, 8 * f.block}}
-					if f.pad {
-						cases = append(cases, [2]int{1, 5}, [2]int{3, 1000})
+				for _, mode := range simDivModes {
+					bin := filepath.Join(d, "sim"+mode.name)
+					args := []string{"-x", "c++", "-std=c++17", "-O1", "-ffp-contract=off", "-fno-exceptions", "-fno-rtti",
+						"-nostdlib++", "-DKGEN_CPU_SIM"}
+					args = append(args, mode.flags...)
+					args = append(args, "-I", filepath.Join(root, "generated", "hip"), "-I", testdata, "-o", bin, filepath.Join(d, "driver.cpp"))
+					if out, err := exec.Command(clang, args...).CombinedOutput(); err != nil {
+						t.Fatalf("compile the CPU simulation of %s (%s): %v\n%s", base, mode.doc, err, out)
 					}
-					c := mustChecker(t, v, dev)
-					for _, rk := range cases {
-						n++
-						op := quantOp(v, rk[0], rk[1])
-						if blocks, msg := c.check(r, rng, op); msg != "" {
-							t.Errorf("%s %s: %s", v.Name, caseName(op), msg)
-						} else if blocks == 0 {
-							t.Errorf("%s %s: no block compared", v.Name, caseName(op))
+					r := &simRunner{bin: bin, dir: d, dev: dev}
+					rng := rand.New(rand.NewPCG(11, uint64(len(base))))
+					for _, v := range vs {
+						f := formatOf(t, v)
+						cases := [][2]int{{1, f.block}, {3, 3 * f.block}, {5, 8 * f.block}}
+						if f.pad {
+							cases = append(cases, [2]int{1, 5}, [2]int{3, 1000})
+						}
+						c := mustChecker(t, v, dev)
+						for _, rk := range cases {
+							n++
+							op := quantOp(v, rk[0], rk[1])
+							if blocks, msg := c.check(r, rng, op); msg != "" {
+								t.Errorf("%s %s (%s): %s", v.Name, caseName(op), mode.doc, msg)
+							} else if blocks == 0 {
+								t.Errorf("%s %s (%s): no block compared", v.Name, caseName(op), mode.doc)
+							}
 						}
 					}
 				}

@@ -160,6 +160,41 @@ func TestQuantGeometries(t *testing.T) {
 	t.Logf("%d geometry runs byte-identical", runs)
 }
 
+// TestQuantSkewedDivision runs every quantizer blob on lavapipe with the
+// test-only specialization constant DIV_SKEW (templates/quant/glsl.inc.tmpl)
+// set: each OpFDiv quotient is moved by up to 3 ulps or garbled before the
+// kernels certify it, as a device whose division is not correctly rounded
+// (Vulkan allows 2.5 ulps) would give it. Lavapipe divides exactly, so
+// without this the corrections and fallbacks of the certification would
+// never run here. The bytes must not change.
+func TestQuantSkewedDivision(t *testing.T) {
+	const divSkewID = 100
+	r := openLavapipe(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	runs := 0
+	for _, v := range exactVariants(t, "vulkan", "llvmpipe") {
+		s := *v
+		s.Spec = append(append([]table.SpecConst(nil), v.Spec...), table.SpecConst{ID: divSkewID, Param: "div_skew", Value: 1})
+		f := formatOf(t, v)
+		cases := [][2]int{{3, 2 * f.block}, {24, 12 * f.block}}
+		if f.pad {
+			cases = append(cases, [2]int{5, 3*f.block + 7})
+		}
+		c := mustChecker(t, &s, r.Device())
+		for _, rk := range cases {
+			runs++
+			op := quantOp(&s, rk[0], rk[1])
+			blocks, msg := c.check(r, rng, op)
+			if msg != "" {
+				t.Errorf("%s with skewed division %s: %s", v.Name, caseName(op), msg)
+			} else if want := rk[0] * ((rk[1] + f.block - 1) / f.block); blocks != want {
+				t.Errorf("%s with skewed division %s: %d blocks compared, want %d", v.Name, caseName(op), blocks, want)
+			}
+		}
+	}
+	t.Logf("%d runs with skewed division byte-identical", runs)
+}
+
 // TestQuantGolden runs the hand-derived golden vectors of
 // runtime/ref/testdata/golden.txt (bytes worked out from the definitions,
 // not by running runtime/ref) through every f32 quantizer variant on

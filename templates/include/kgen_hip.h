@@ -29,6 +29,11 @@ KG_DEVICE int kg_msb(uint32_t x) { return 31 - __clz((int)x); }
 // Rounded to float on their own: never contracted into an FMA.
 KG_DEVICE float kg_fmul_rn(float a, float b) { return __fmul_rn(a, b); }
 KG_DEVICE float kg_fadd_rn(float a, float b) { return __fadd_rn(a, b); }
+// Division correctly rounded (nearest even) whatever -prec-div or
+// -use_fast_math say; -ftz=true flushes subnormal operands and results,
+// which callers of kg_fdiv route elsewhere (see KG_FDIV_RN below).
+KG_DEVICE float kg_fdiv(float a, float b) { return __fdiv_rn(a, b); }
+#define KG_FDIV_RN 1
 
 #elif defined(KGEN_CPU_SIM)
 #include "kgen_cpu_sim.h"
@@ -39,6 +44,7 @@ typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
 typedef unsigned long long uint64_t;
 typedef int int32_t;
+typedef long long int64_t;
 typedef unsigned long size_t;
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -104,7 +110,33 @@ KG_DEVICE float kg_fadd_rn(float a, float b) {
 #pragma clang fp contract(off)
   return a + b;
 }
+#if !defined(KGEN_CPU_SIM)  // (the simulation defines its own)
+// clang's f32 division: an LLVM fdiv with no fast-math flag and no
+// !fpmath accuracy, which LLVM defines as correctly rounded, unless flags
+// relax it; the AMDGPU backend lowers it to the full-precision sequence
+// (v_div_scale, v_rcp, Newton steps as FMAs, v_div_fmas, v_div_fixup).
+// gen/compile's TestHIPCompile checks both for every division of the
+// quantizers: in the optimized IR and in the ISA. -ffast-math
+// (__FAST_MATH__) makes it a reciprocal times a product, so then
+// KG_FDIV_RN is 0 and callers certify the quotient;
+// -fno-hip-fp32-correctly-rounded-divide-sqrt (2.5 ulps; amax / 127
+// becomes a multiply) defines no macro: do not build the quantizers with it.
+KG_DEVICE float kg_fdiv(float a, float b) {
+#pragma clang fp contract(off)
+  return a / b;
+}
+#if defined(__FAST_MATH__)
+#define KG_FDIV_RN 0
+#else
+#define KG_FDIV_RN 1
 #endif
+#endif
+#endif
+
+// KG_FDIV_RN: 1 when kg_fdiv(a, b) is a / b correctly rounded for normal a
+// and b with a normal quotient (subnormal operands and results depend on
+// the denormal mode, so callers take another path for them); 0 when it is
+// only an approximation, which callers must certify.
 
 // Raw loads of 1..16 bytes into 32-bit words: 16-byte loads compile to
 // global_load_dwordx4 / global_load_b128 (AMD) and LDG.128 (NVIDIA).

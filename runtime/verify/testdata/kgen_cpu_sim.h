@@ -53,4 +53,30 @@ KG_DEVICE float kg_shfl_xor(float v, int m, int wave) {
   return kg_bits_to_f32(kg_shfl_xor_u32(u, m, wave));
 }
 KG_DEVICE float kg_f16_to_f32(uint32_t h) { return (float)__builtin_bit_cast(_Float16, (uint16_t)h); }
+// Division: the host's (correctly rounded) with KG_FDIV_RN 1, the default:
+// the path CUDA and AMD builds take. The test also builds each source with
+// -DKG_FDIV_RN=0 -DKG_SIM_DIV_SKEW: then every quotient is moved by a
+// pseudo-random -3..3 ulps, or garbled one time in eight, so the kernels'
+// certification (the path of the Vulkan kernels, in C++) must correct it
+// or fall back to long division.
+#ifndef KG_FDIV_RN
+#define KG_FDIV_RN 1
+#endif
+KG_DEVICE float kg_fdiv(float a, float b) {
+  float q = a / b;
+#ifdef KG_SIM_DIV_SKEW
+  uint32_t ua, ub, c;
+  memcpy(&ua, &a, 4);
+  memcpy(&ub, &b, 4);
+  memcpy(&c, &q, 4);
+  uint32_t h = (ua * 0x9E3779B1u) ^ (ub * 0x85EBCA77u);
+  h ^= h >> 15;
+  h *= 0x2C1B3C6Du;
+  h ^= h >> 12;
+  const uint32_t k = h % 8u;
+  c = k == 7u ? c ^ 0x00400000u ^ ((h >> 8) & 0x7F800000u) : c + k - 3u;
+  memcpy(&q, &c, 4);
+#endif
+  return q;
+}
 template <typename T> KG_DEVICE T min(T a, T b) { return a < b ? a : b; }
