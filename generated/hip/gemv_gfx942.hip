@@ -16,7 +16,8 @@ enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2, KG_MMA = 3 };
 //   KG_SPLITK:    like KG_WORKGROUP over one of SPLITS K slices; the last
 //                 workgroup of a row group to finish adds the slices in order.
 //   KG_MMA:       16 rows per workgroup on tensor cores (gemv_mma below;
-//                 target: cuda archs only), split-K when SPLITS > 1.
+//                 target: cuda archs only), split-K when SPLITS > 1; e4m3
+//                 weights through the hardware's conversion (kgen_hip.h).
 // Tails: K % PACK == 0 is required (the runtime enforces it); any K beyond
 // that and any N are handled: rows past N and tokens past T are clamped for
 // the loads and never stored.
@@ -96,11 +97,12 @@ KG_DEVICE void gemv(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
       const int n = min(row0 + r, N - 1);
       uint32_t w[4];
       kg_load<PACK * WB>(w, W + ((size_t)n * K + k) * WB);
+      float wf[PACK];
+      kg_unpack<WT, PACK>(w, wf);  // e4m3: the hardware's conversion where the arch has one
 #pragma unroll
       for (int j = 0; j < PACK; ++j) {
-        const float wj = kg_elem<WT>(w, j);
 #pragma unroll
-        for (int t = 0; t < TOK; ++t) acc[r][t] += wj * x[t][j];
+        for (int t = 0; t < TOK; ++t) acc[r][t] += wf[j] * x[t][j];
       }
     }
   }
@@ -196,7 +198,7 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       if constexpr (WT == KG_E4M3) {
-        // 8 bytes per row -> 4 registers of f16/bf16 pairs (times 2^-8).
+        // 8 bytes per row -> 4 registers of f16/bf16 pairs (value / kg_e4m3x2_unscale).
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const uint32_t ra = a[u][h][0], rb = a[u][h][1];
@@ -222,7 +224,7 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
   const int i = (tid / 32) % 4;
   if (tid < 128) {
     for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
-    if (WT == KG_E4M3) sum *= 256.0f;  // the weights entered as value * 2^-8
+    if (WT == KG_E4M3) sum *= kg_e4m3x2_unscale;  // the weights entered divided by it
   }
   const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
   finish<SPLITS, SCALED>(sum, tid < 128 && t < TOK, t, n, scale, Y, partial, counter, T, N);
