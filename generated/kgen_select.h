@@ -13286,12 +13286,12 @@ static inline void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_d
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = (v->p[KG_P_tokens] - op->m);
     keys[i++] = (16LL / kg_min(16LL, (v->p[KG_P_pack] * kg_max(kg_dtype_fn(0, v->p[KG_P_dtype]), kg_dtype_fn(1, v->p[KG_P_dtype])))));
-    keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != (((op->m >= 4LL) || ((op->m >= 2LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL))) && ((op->n * op->k) >= 8388608LL)));
-    keys[i++] = ((v->p[KG_P_layout] == KG_S_subgroup) != (((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->m == 1LL)) && (op->n >= 9000LL)));
+    keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != (((((op->m >= 3LL) || ((op->m >= 2LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL))) && ((op->n * op->k) >= 8388608LL)) || (op->m >= 5LL)) || ((op->m >= 3LL) && (op->k <= 1024LL))));
+    keys[i++] = (v->p[KG_P_layout] == KG_S_subgroup);
     keys[i++] = (v->p[KG_P_layout] == KG_S_splitk);
-    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * ((v->p[KG_P_splits] - 1LL) - ((op->n < 6000LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 2LL)))) * ((v->p[KG_P_splits] - 1LL) - ((op->n < 6000LL) && (kg_dtype_fn(0, v->p[KG_P_dtype]) == 2LL))));
-    keys[i++] = (((v->p[KG_P_layout] != KG_S_mma) * ((((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)) - (v->p[KG_P_layout] == KG_S_subgroup))) * ((((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)) - (v->p[KG_P_layout] == KG_S_subgroup)));
-    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_wg] != (256LL + (256LL * ((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->n < 9000LL)))))) + ((v->p[KG_P_layout] != KG_S_mma) * (v->p[KG_P_wg] != (128LL - (64LL * (op->k <= 1024LL))))));
+    keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_splits] - 1LL));
+    keys[i++] = (((v->p[KG_P_layout] != KG_S_mma) * (((((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)) - (v->p[KG_P_layout] == KG_S_subgroup)) - (3LL * (((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->m == 1LL)) && (op->n >= 100000LL))))) * (((((v->p[KG_P_rows] - 1LL) - ((op->m == 2LL) || (op->m == 8LL))) - (op->k <= 1024LL)) - (v->p[KG_P_layout] == KG_S_subgroup)) - (3LL * (((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->m == 1LL)) && (op->n >= 100000LL)))));
+    keys[i++] = (((v->p[KG_P_layout] == KG_S_mma) * (v->p[KG_P_wg] != ((256LL + (256LL * ((op->n <= 4096LL) || ((op->n * op->k) < 8388608LL)))) - (128LL * (((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->n >= 9000LL)) && ((op->n * op->k) >= 8388608LL)))))) + ((v->p[KG_P_layout] != KG_S_mma) * (v->p[KG_P_wg] != ((128LL - (64LL * ((op->k <= 1024LL) || (((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->m == 1LL)) && ((op->n * op->k) >= 8388608LL))))) + (128LL * ((((kg_dtype_fn(0, v->p[KG_P_dtype]) == 1LL) && (op->m <= 2LL)) && (op->k > 1024LL)) && ((op->n * op->k) < 8388608LL)))))));
   }
   if (strcmp(d->arch, "nvidia") == 0) {
     keys[i++] = (v->p[KG_P_tokens] - op->m);

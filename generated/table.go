@@ -16101,23 +16101,23 @@ var Archs = []table.Arch{
 				Expr: "16 / min(16, pack * max(bytes(dtype), act_bytes(dtype)))",
 				Why:  "widest load first (16 bytes of weights or activations)",
 			}, {
-				Expr: "(layout == \"mma\") != ((m >= 4 || m >= 2 && bytes(dtype) == 1) && n * k >= 8388608)",
-				Why:  "H200: tensor cores on 8M+ weights from 4 tokens (2 with fp8 weights, whose decode is cheaper there); CUDA cores otherwise",
+				Expr: "(layout == \"mma\") != ((m >= 3 || m >= 2 && bytes(dtype) == 1) && n * k >= 8388608 || m >= 5 || m >= 3 && k <= 1024)",
+				Why:  "H200: tensor cores on 8M+ weights from 3 tokens (2 with fp8 weights), from 5 tokens on any shape and from 3 when K <= 1024; CUDA cores otherwise",
 			}, {
-				Expr: "(layout == \"subgroup\") != (bytes(dtype) == 1 && m == 1 && n >= 9000)",
-				Why:  "H200: fp8 at one token on 9000+ rows: a warp per row",
+				Expr: "layout == \"subgroup\"",
+				Why:  "H200: a warp per row never won (bf16; fp8 since its decode is the hardware's)",
 			}, {
 				Expr: "layout == \"splitk\"",
 				Why:  "H200: CUDA-core split-K never won",
 			}, {
-				Expr: "(layout == \"mma\") * (splits - 1 - (n < 6000 && bytes(dtype) == 2)) * (splits - 1 - (n < 6000 && bytes(dtype) == 2))",
-				Why:  "H200: tensor-core split-K over 2 below 6000 rows of 16-bit weights, none otherwise",
+				Expr: "(layout == \"mma\") * (splits - 1)",
+				Why:  "H200: no split-K on tensor cores (the double-buffered loop lost with it on every measured layer)",
 			}, {
-				Expr: "(layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\")) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\"))",
-				Why:  "H200: one row per workgroup at one or four tokens, two at two or eight (and for a warp per row); one more when K <= 1024",
+				Expr: "(layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\") - 3 * (bytes(dtype) == 1 && m == 1 && n >= 100000)) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\") - 3 * (bytes(dtype) == 1 && m == 1 && n >= 100000))",
+				Why:  "H200: one row per workgroup at one or four tokens, two at two or eight (and for a warp per row); one more when K <= 1024; four for fp8 at one token on 100k+-row LM heads",
 			}, {
-				Expr: "(layout == \"mma\") * (wg != 256 + 256 * (bytes(dtype) == 1 && n < 9000)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024))",
-				Why:  "H200: 256 lanes on tensor cores (512 for fp8 under 9000 rows), 128 on CUDA cores (64 when K <= 1024: a row is one pass)",
+				Expr: "(layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608))",
+				Why:  "H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
 			}},
 		}},
 		SharedMemory: 232448,
