@@ -225,8 +225,8 @@ KG_DEVICE float kg_elem(const uint32_t (&w)[4], int j) {
 //   b0: B[2q..2q+1][g]  b1: B[2q+8..2q+9][g]
 //   d0,d1: D[g][2q, 2q+1]  d2,d3: D[g+8][2q, 2q+1]
 // Each a/b register holds two 16-bit elements, the lower k in the low half.
-// e4m3 weights enter as f16 pairs scaled by 2^-8 (kg_e4m3x2_to_f16x2; the
-// kernel multiplies the 2^8 back into its result): exact.
+// e4m3 weights enter as 16-bit pairs (kg_e4m3x2_to_x2, in the fp8 section
+// below; the kernel multiplies kg_e4m3x2_unscale back into its result): exact.
 #if defined(__CUDACC__)
 template <int XT>
 KG_DEVICE void kg_mma_16x8x16(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
@@ -241,10 +241,98 @@ KG_DEVICE void kg_mma_16x8x16(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t 
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   }
 }
-// Bytes 2*HALF and 2*HALF+1 of w (e4m3) -> two 16-bit XT values equal to
-// the e4m3 values times 2^-8, the lower byte's in the low half.
+#else
+template <int XT>
+KG_DEVICE void kg_mma_16x8x16(float (&)[4], uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
+  static_assert(XT < 0, "tensor-core (mma) GEMV tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
+}
+#endif
+
+// ===== fp8 e4m3 decode (GEMV weights) =======================================
+// OCP E4M3FN codes (bias 7, subnormals, no infinities, S.1111.111 NaN: the
+// format of runtime/ref's E4M3ToF32) decoded exactly, by the hardware where
+// the target's conversion is this format, else by kg_e4m3_to_f32 above. The
+// arch decides through the target the source is built for:
+//   KG_E4M3_HW 1: nvcc for sm_89+ (sm90): cvt.rn.f16x2.e4m3x2, two codes per
+//                 instruction to an f16 pair (exact: every e4m3 value is an f16).
+//   KG_E4M3_HW 2: clang for gfx12 (gfx1200): v_cvt_pk_f32_fp8
+//                 (__builtin_amdgcn_cvt_pk_f32_fp8), two codes to two f32.
+//   KG_E4M3_HW 0: software. gfx942 has v_cvt_pk_f32_fp8 too, but there it
+//                 decodes the FNUZ variant (bias 8, 0x80 NaN, no -0), a
+//                 different format: not used. gfx90a, gfx1100: no fp8
+//                 conversions. -DKG_E4M3_SOFTWARE forces this path (to
+//                 measure or test it); so does the CPU simulation.
+// gen/compile's TestHIPCompile checks the ISA of every AMD arch for it, and
+// bench/fp8codes.cu decodes all 256 codes on an NVIDIA GPU through every
+// path below against runtime/ref's values.
+#if defined(KG_E4M3_SOFTWARE) || defined(KGEN_CPU_SIM)
+#define KG_E4M3_HW 0
+#elif defined(__CUDACC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define KG_E4M3_HW 1
+#elif !defined(__CUDACC__) && defined(__GFX12__)
+#define KG_E4M3_HW 2
+#else
+#define KG_E4M3_HW 0
+#endif
+
+// Software: bytes 2*HALF and 2*HALF+1 of w -> lo, hi.
+template <int HALF>
+KG_DEVICE void kg_e4m3x2_to_f32_sw(uint32_t w, float& lo, float& hi) {
+  lo = kg_e4m3_to_f32((w >> (16 * HALF)) & 0xFFu);
+  hi = kg_e4m3_to_f32((w >> (16 * HALF + 8)) & 0xFFu);
+}
+
+// Bytes 2*HALF and 2*HALF+1 of w -> lo, hi (f32, exact).
+template <int HALF>
+KG_DEVICE void kg_e4m3x2_to_f32(uint32_t w, float& lo, float& hi) {
+#if KG_E4M3_HW == 1
+  uint32_t h;  // upper code -> upper half
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((unsigned short)(w >> (16 * HALF))));
+  lo = kg_f16_to_f32(h & 0xFFFFu);
+  hi = kg_f16_to_f32(h >> 16);
+#elif KG_E4M3_HW == 2
+  typedef float kg_f32x2 __attribute__((ext_vector_type(2)));
+  const kg_f32x2 v = __builtin_amdgcn_cvt_pk_f32_fp8((int)w, HALF != 0);
+  lo = v.x;
+  hi = v.y;
+#else
+  kg_e4m3x2_to_f32_sw<HALF>(w, lo, hi);
+#endif
+}
+
+// The PACK elements of loaded words as f32: kg_elem for every type, the
+// e4m3 codes two at a time through kg_e4m3x2_to_f32 where the hardware
+// converts them.
+template <int T, int PACK>
+KG_DEVICE void kg_unpack(const uint32_t (&w)[4], float (&f)[PACK]) {
+  if constexpr (T == KG_E4M3 && KG_E4M3_HW != 0) {
+    if constexpr (PACK >= 4) {
+#pragma unroll
+      for (int i = 0; i < PACK / 4; ++i) {
+        kg_e4m3x2_to_f32<0>(w[i], f[4 * i], f[4 * i + 1]);
+        kg_e4m3x2_to_f32<1>(w[i], f[4 * i + 2], f[4 * i + 3]);
+      }
+    } else if constexpr (PACK == 2) {
+      kg_e4m3x2_to_f32<0>(w[0], f[0], f[1]);
+    } else {
+      float unused;
+      kg_e4m3x2_to_f32<0>(w[0], f[0], unused);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < PACK; ++j) f[j] = kg_elem<T>(w, j);
+  }
+}
+
+// Tensor-core operands (target cuda): bytes 2*HALF and 2*HALF+1 of w ->
+// two 16-bit XT values, the lower byte's in the low half, equal to the
+// e4m3 values divided by kg_e4m3x2_unscale (the kernel multiplies it back
+// into its sums; exact either way).
+#if defined(__CUDACC__)
+// Software: sign to bit 15 and E.MMM to bits 13..7 is the f16 of the value
+// times 2^-8 (subnormals included; NaN patched in).
 template <int XT, int HALF>
-KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t w) {
+KG_DEVICE uint32_t kg_e4m3x2_to_x2_sw(uint32_t w) {
   const uint32_t v = __byte_perm(w, 0u, HALF ? 0x4342 : 0x4140);  // bytes to bits 0..7 and 16..23
   uint32_t h = ((v << 8) & 0x80008000u) | ((v << 7) & 0x3F803F80u);  // f16 pair, value * 2^-8
   const uint32_t nan = __vcmpeq2(v & 0x007F007Fu, 0x007F007Fu);      // 0xFFFF where S.1111.111
@@ -257,14 +345,30 @@ KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t w) {
     return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
   }
 }
-#else
-template <int XT>
-KG_DEVICE void kg_mma_16x8x16(float (&)[4], uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
-  static_assert(XT < 0, "tensor-core (mma) GEMV tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
+#if KG_E4M3_HW == 1
+constexpr float kg_e4m3x2_unscale = 1.0f;  // the f16 pair is the value itself
+template <int XT, int HALF>
+KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t w) {
+  uint32_t h;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((unsigned short)(w >> (16 * HALF))));
+  if constexpr (XT == KG_F16) {
+    return h;
+  } else {
+    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&h));
+    return __byte_perm(__float_as_uint(f.x), __float_as_uint(f.y), 0x7632);
+  }
 }
+#else
+constexpr float kg_e4m3x2_unscale = 256.0f;  // the software pairs are value * 2^-8
+template <int XT, int HALF>
+KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t w) { return kg_e4m3x2_to_x2_sw<XT, HALF>(w); }
+#endif
+#else
+constexpr float kg_e4m3x2_unscale = 256.0f;
 template <int XT, int HALF>
 KG_DEVICE uint32_t kg_e4m3x2_to_x2(uint32_t) {
   static_assert(XT < 0, "tensor-core (mma) GEMV tiles exist for target: cuda archs only");
   return 0;
 }
 #endif
+// ===== end of fp8 e4m3 decode ===============================================
