@@ -159,7 +159,9 @@ func TestRunBenchPair(t *testing.T) {
 		t.Fatalf("%d cases: %v", len(cases), err)
 	}
 	out := filepath.Join(dir, "pair.json")
-	write := func(rs []bench.Record, sk []bench.Skipped) error { return writeBench(out, dev, "cuda", "graph", rs, sk) }
+	write := func(rs []bench.Record, sk []bench.Skipped) error {
+		return writeBench(out, dev, "cuda", "graph", rs, sk)
+	}
 	var lines strings.Builder
 	if err := runBench(&lines, &tileTimer{}, dev, cases, nil, write, "f32"); err == nil || !strings.Contains(err.Error(), "cannot time chains") {
 		t.Errorf("a plain timer: %v", err)
