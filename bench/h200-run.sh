@@ -13,8 +13,9 @@
 #   vulkan  GEMV bench, Vulkan path, bf16   quant   Q8_K / Q8_1 bench, both paths
 #   tune    gen tune on the Qwen3-0.6B decode list (its time is the cost of tuning)
 #   mmvq    quantized-weight GEMV (Q4_K, Q6_K, Q8_0 x Q8_1): bench CUDA (graph) and
-#           Vulkan on bench/mmvq-shapes.yaml, then ggml's Vulkan mul_mat_vec on the
-#           same weight types (.peers/ggml-vulkan, carried) as the peer
+#           Vulkan on bench/mmvq-shapes.yaml, each case alone and after its
+#           quantizer on f32 activations (--pair f32: pair_us), then ggml's Vulkan
+#           mul_mat_vec on the same weight types (.peers/ggml-vulkan, carried) as the peer
 #   suite   GEMV bf16 on the grown suite (SUITE, default bench/decode-shapes.yaml),
 #           CUDA graph-timed and Vulkan, every candidate's time (selection fitting)
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
@@ -38,7 +39,7 @@ build() {
   q=$(bash bench/nvcc-split.sh generated/hip/quant_q8k_sm90.hip 1 /tmp/nv) || { log "nvcc q8k failed"; exit 1; }
   q1=$(bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv) || { log "nvcc q8_1 failed"; exit 1; }
   mv=$(bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 4 /tmp/nv) || { log "nvcc mmvq failed"; exit 1; }
-  GEMV=$g; MODS=$g,$q,$q1,$mv; QMODS=$q,$q1; MMVQ=$mv
+  GEMV=$g; MODS=$g,$q,$q1,$mv; QMODS=$q,$q1; MMVQ=$mv,$q1
   log "nvcc done"
 }
 budget() { local v="BUDGET_$1"; echo "${!v:-$2}"; }
@@ -99,9 +100,9 @@ for phase in "$@"; do
     log "bench mmvq cuda"
     for be in cuda vulkan; do
       mod=; [ $be = cuda ] && mod="--module $MMVQ"
-      timeout "$(budget mmvq 150)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k --shapes bench/mmvq-shapes.yaml --out "$r/mmvq-$be.json" > "$r/mmvq-$be.txt" 2>&1
+      timeout "$(budget mmvq 150)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-$be.json" > "$r/mmvq-$be.txt" 2>&1
       log "mmvq $be exit $? ($(grep -c heuristic "$r/mmvq-$be.txt") cases)"
-      timeout "$(budget mmvqggml 60)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --out "$r/mmvq-ggml-$be.json" > "$r/mmvq-ggml-$be.txt" 2>&1
+      timeout "$(budget mmvqggml 60)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --pair f32 --out "$r/mmvq-ggml-$be.json" > "$r/mmvq-ggml-$be.txt" 2>&1
       log "mmvq ggml shape $be exit $?"
     done
     if [ -d .peers/ggml-vulkan ]; then

@@ -13312,6 +13312,8 @@ static inline void kg_gemv_keys(const kg_variant* v, const kg_op* op, const kg_d
 }
 
 /* Family mmvq. */
+/* fed_by: buffer X is the out buffer of family quant_q8_1 for the op {quant_q8_1, dtype of the
+   values to convert, m = m, n = 1, k = k}: plan both, bind one buffer (runtime.SelectChain). */
 static inline int kg_mmvq_outside(const kg_op* op, const kg_device* d) {
   (void)d;
   if (!(((op->m >= 1LL) && (op->m <= 8LL)))) return 1; /* use the GEMM path: decode GEMV serves 1..8 tokens */

@@ -15687,6 +15687,13 @@ var Families = []table.Family{
 			Expr: "layout != \"splitk\" || 2 * k >= splits * wg * unit",
 			Why:  "each split-K slice needs at least half a pass of its workgroup",
 		}},
+		FedBy: []table.Feed{{
+			Buffer: "X",
+			Family: "quant_q8_1",
+			K:      "k",
+			M:      "m",
+			N:      "1",
+		}},
 		Launch: table.Launch{
 			Args: []table.Arg{{
 				Expr: "m",

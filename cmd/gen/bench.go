@@ -19,7 +19,7 @@ import (
 const rowsDtypes = "f32,bf16"
 
 func newBenchCmd() *cobra.Command {
-	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch string
+	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch, pair string
 	var modules []string
 	var reps, rotateMiB int
 	cmd := &cobra.Command{
@@ -44,7 +44,17 @@ bytes moved (input read + output written), GB/s and the speedup of the best
 tile over the family's baseline (the thread-per-block tile). Give families of
 one kind per run (separate --out). A case a family does not serve (Q8_K with
 k not a multiple of 256) is reported as "not eligible: ..." and recorded in
-the JSON's not_eligible list, and the run goes on.`,
+the JSON's not_eligible list, and the run goes on.
+
+--pair ACT also times, per case, the whole decode step of a family whose
+input another family produces (fed_by in kernels.yaml: mmvq's Q8_1
+activations come from quant_q8_1): the producer's launch on ACT (f32, f16,
+bf16) activations, picked by runtime.Select, then the case's fastest
+measured variant, one pair per buffer copy in the same timed pass (one CUDA
+graph; one Vulkan command buffer, a barrier between the two dispatches),
+the quantizer's output bound as the GEMV's input. The record gets pair_us,
+pair_producer, pair_consumer and producer_us (the producer alone); give
+--module the producer's module too on CUDA.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
   gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
   gen bench --backend cuda --module gemv_part1.cubin,gemv_part2.cubin --module gemv_part3.cubin --out cuda.json
@@ -52,12 +62,18 @@ the JSON's not_eligible list, and the run goes on.`,
   nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q8k.cubin generated/hip/quant_q8k_sm90.hip
   nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q81.cubin generated/hip/quant_q8_1_sm90.hip
   gen bench --family quant_q8k,quant_q8_1 --backend cuda --module q8k.cubin,q81.cubin --dtypes f32,bf16 --out quant-cuda.json
-  gen bench --family quant_q8k,quant_q8_1 --backend vulkan --out quant-vulkan.json`,
+  gen bench --family quant_q8k,quant_q8_1 --backend vulkan --out quant-vulkan.json
+  gen bench --family mmvq --dtypes q4_k --pair f32 --backend cuda --module mmvq.cubin,q81.cubin --out mmvq-pair.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cases, err := loadCases(splitList(families), shapes, quantShapes, dtypes, cmd.Flags().Changed("dtypes"))
 			if err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("pair") {
+				if err := bench.CheckPair(splitList(families), pair); err != nil {
+					return &exitError{2, fmt.Errorf("--pair: %w", err)}
+				}
 			}
 			mode, err := bench.ParseLaunchMode(launch)
 			if err != nil {
@@ -106,7 +122,7 @@ the JSON's not_eligible list, and the run goes on.`,
 			write := func(results []bench.Record, skipped []bench.Skipped) error {
 				return writeBench(out, dev, backend, string(mode), results, skipped)
 			}
-			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write); err != nil {
+			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write, pair); err != nil {
 				return err
 			}
 			if tunePath != "" {
@@ -126,6 +142,7 @@ the JSON's not_eligible list, and the run goes on.`,
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
 	cmd.Flags().StringVar(&launch, "launch", "graph", "cuda: graph (the timed launches captured once into a CUDA graph, replays timed, as engines run decode) or eager (each launch from the host); Vulkan always records the dispatches in one command buffer")
 	cmd.Flags().IntVar(&rotateMiB, "rotate-mib", 512, "MiB a timed pass touches at least: in and out buffers rotated over up to 64 copies (past the L2)")
+	cmd.Flags().StringVar(&pair, "pair", "", "also time each case after its producer (fed_by families: the quantizer, on activations of this dtype: f32, f16 or bf16), in one timed pass")
 	cmd.Flags().StringVar(&tunePath, "tune-cache", "", "also record the tuned picks in this tuning cache file")
 	return cmd
 }
@@ -188,9 +205,15 @@ func loadCases(families []string, shapes, quantShapes, dtypes string, dtypesGive
 // runBench measures every case on timer and prints a line for each: its
 // record's, or why the family does not serve it (the case is recorded as
 // skipped and the run goes on). write gets the results after each case, so
-// a cut-short run keeps its numbers.
+// a cut-short run keeps its numbers. With pair (an activation dtype), each
+// case is also timed after its producers (bench.MeasurePair; the timer
+// must be a bench.ChainTimer).
 func runBench(w io.Writer, timer kruntime.Timer, dev kruntime.Device, cases []bench.Runnable, cache *kruntime.TuneCache,
-	write func([]bench.Record, []bench.Skipped) error) error {
+	write func([]bench.Record, []bench.Skipped) error, pair string) error {
+	ct, _ := timer.(bench.ChainTimer)
+	if pair != "" && ct == nil {
+		return fmt.Errorf("--pair: this timer cannot time chains")
+	}
 	results, skipped := []bench.Record{}, []bench.Skipped{}
 	for _, c := range cases {
 		op := c.Op()
@@ -202,6 +225,13 @@ func runBench(w io.Writer, timer kruntime.Timer, dev kruntime.Device, cases []be
 			return fmt.Errorf("%s: %w", op, err)
 		} else {
 			r := c.Record(m)
+			if pair != "" {
+				p, err := bench.MeasurePair(ct, dev, m, pair)
+				if err != nil {
+					return fmt.Errorf("%s --pair %s: %w", op, pair, err)
+				}
+				r = bench.WithPair(r, p)
+			}
 			fmt.Fprintln(w, r.Line())
 			results = append(results, r)
 		}

@@ -53,7 +53,7 @@ func TestRunBench(t *testing.T) {
 		return writeBench(out, dev, "cuda", "graph", rs, sk)
 	}
 	tm := &tileTimer{}
-	if err := runBench(&lines, tm, dev, cases, nil, write); err != nil {
+	if err := runBench(&lines, tm, dev, cases, nil, write, ""); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Split(strings.TrimSuffix(lines.String(), "\n"), "\n")
@@ -107,7 +107,7 @@ func TestRunBench(t *testing.T) {
 	}
 	out = filepath.Join(dir, "gemv.json")
 	lines.Reset()
-	if err := runBench(&lines, tm, dev, cases, nil, write); err != nil {
+	if err := runBench(&lines, tm, dev, cases, nil, write, ""); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(out)
@@ -127,5 +127,64 @@ func TestRunBench(t *testing.T) {
 	}
 	if g["M"] != 2.0 || g["weight_bytes"] != float64(4096*4096*2) || !strings.Contains(lines.String(), "m=2 bf16") {
 		t.Errorf("%v\n%s", g, lines.String())
+	}
+}
+
+// chainTimer is a tileTimer that also times chains: 7 us a producer, 5 us
+// the consumer.
+type chainTimer struct {
+	tileTimer
+	chains [][]int
+}
+
+func (t *chainTimer) TimeChain(c *kruntime.Chain, steps ...int) (float64, error) {
+	t.chains = append(t.chains, steps)
+	if len(steps) == 0 {
+		return 12, nil
+	}
+	return 7 * float64(len(steps)), nil
+}
+
+// TestRunBenchPair: with --pair each case's record carries the pair's
+// fields next to its own, and its line the pair's time; a timer that
+// cannot time chains is an error.
+func TestRunBenchPair(t *testing.T) {
+	t.Setenv(kruntime.TuneCacheEnv, "off")
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models.yaml")
+	os.WriteFile(models, []byte("tokens: [1, 3]\nmodels:\n  m: {l: {n: 4096, k: 14336}}\n"), 0o644)
+	dev, _ := kruntime.ArchDevice("sm90")
+	cases, err := loadCases([]string{"mmvq"}, models, "", "q4_k,q8_0", true)
+	if err != nil || len(cases) != 4 {
+		t.Fatalf("%d cases: %v", len(cases), err)
+	}
+	out := filepath.Join(dir, "pair.json")
+	write := func(rs []bench.Record, sk []bench.Skipped) error {
+		return writeBench(out, dev, "cuda", "graph", rs, sk)
+	}
+	var lines strings.Builder
+	if err := runBench(&lines, &tileTimer{}, dev, cases, nil, write, "f32"); err == nil || !strings.Contains(err.Error(), "cannot time chains") {
+		t.Errorf("a plain timer: %v", err)
+	}
+	tm := &chainTimer{}
+	if err := runBench(&lines, tm, dev, cases, nil, write, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.chains) != 8 || tm.chains[0] != nil || len(tm.chains[1]) != 1 || tm.chains[1][0] != 0 {
+		t.Errorf("chains timed: %v", tm.chains)
+	}
+	var doc struct{ Results []map[string]any }
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Results) != 4 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	for _, r := range doc.Results {
+		if r["pair_us"] != 12.0 || r["producer_us"] != 7.0 || r["pair_act"] != "bf16" || r["pair_consumer"] != r["tuned"] ||
+			!strings.HasPrefix(r["pair_producer"].(string), "quant_q8_1_bf16_") || r["tuned_us"] == nil || r["Model"] != "m" {
+			t.Errorf("%v", r)
+		}
+	}
+	if !strings.Contains(lines.String(), " pair bf16 quant_q8_1_bf16_") {
+		t.Errorf("%s", lines.String())
 	}
 }

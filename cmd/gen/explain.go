@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -50,7 +51,7 @@ func checkExplainOp(op kruntime.Op) error {
 }
 
 func newExplainCmd() *cobra.Command {
-	var arch string
+	var arch, act string
 	var useDevice bool
 	var op kruntime.Op
 	cmd := &cobra.Command{
@@ -62,11 +63,15 @@ with its reasons, then every other candidate with the rule it failed or the
 preference key it lost on. Selection rules live in templates/kernels.yaml
 and templates/archs/*.yaml; KGEN_FORCE (FAMILY:name=value,... or a variant
 name) narrows the candidates, and a value naming no family or variant of
-the table is exit 2.`,
+the table is exit 2. With --act, a family whose input another family
+produces (fed_by in kernels.yaml: mmvq's Q8_1 activations) is explained as
+its whole decode step: the producer's pick for the act-dtype values, then
+the family's, each with its launch (runtime.SelectChain).`,
 		Example: `  gen explain --arch gfx1200 --family gemv --dtype bf16 --m 1 --n 151936 --k 1024
   gen explain --device --family gemv --dtype f16 --m 4 --n 4096 --k 4096
   KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096
-  KGEN_FORCE=gemv_bf16_p4_r2_t1_wg128 gen explain --arch gfx1200 --dtype bf16`,
+  KGEN_FORCE=gemv_bf16_p4_r2_t1_wg128 gen explain --arch gfx1200 --dtype bf16
+  gen explain --arch sm90 --family mmvq --dtype q4_k --act f32 --m 1 --n 4096 --k 14336`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkExplainOp(op); err != nil {
@@ -98,6 +103,9 @@ the table is exit 2.`,
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "op: %s on %s/%s (%s; wave %d, %d compute units)\n", op, dev.Backend, dev.Arch, dev.Name, dev.Wave, dev.ComputeUnits)
+			if act != "" {
+				return explainChain(w, dev, op, act, useDevice)
+			}
 			ch, err := kruntime.Select(dev, op)
 			var ne *kruntime.NotEligibleError
 			if errors.As(err, &ne) {
@@ -110,44 +118,7 @@ the table is exit 2.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.ParamString())
-			if l, err := kruntime.Plan(ch.Variant, dev, op); err == nil {
-				fmt.Fprintf(w, "  launch: %s\n", l)
-			} else {
-				fmt.Fprintf(w, "  launch: %v\n", err)
-			}
-			if ch.Tuned {
-				fmt.Fprintf(w, "  tuned pick: %s; heuristic pick: %s\n", ch.Variant.Name, ch.Heuristic.Name)
-			} else if es := kruntime.ActiveTuneCache().ForArch(dev.Arch, op); len(es) > 0 && !useDevice {
-				fmt.Fprintf(w, "  heuristic pick; tuned picks recorded for %s devices in %s:\n", dev.Arch, kruntime.DefaultTuneCachePath())
-				for _, e := range es {
-					fmt.Fprintf(w, "    %s (%s): %s %.1f us, heuristic %s %.1f us\n", e.Device, e.Driver, e.Variant, e.US, e.Heuristic, e.HeurUS)
-				}
-			} else {
-				fmt.Fprintf(w, "  heuristic pick (no tuning entry for this device and op in %s)\n", kruntime.DefaultTuneCachePath())
-			}
-			for _, r := range ch.Reasons {
-				fmt.Fprintf(w, "  - %s\n", r)
-			}
-			eligible, excluded := 0, 0
-			for _, c := range ch.Candidates {
-				if c.Excluded == "" {
-					eligible++
-				} else {
-					excluded++
-				}
-			}
-			fmt.Fprintf(w, "other candidates: %d eligible, %d excluded\n", eligible-1, excluded)
-			for _, c := range ch.Candidates {
-				if c.Variant == ch.Variant {
-					continue
-				}
-				if c.Variant == ch.Heuristic {
-					fmt.Fprintf(w, "  %s: the heuristic pick, replaced by the tuned one\n", c.Variant.Name)
-					continue
-				}
-				fmt.Fprintf(w, "  %s: %s\n", c.Variant.Name, ch.LostBy(c))
-			}
+			printChoice(w, dev, op, ch, useDevice)
 			return nil
 		},
 	}
@@ -158,6 +129,51 @@ the table is exit 2.`,
 	cmd.Flags().IntVar(&op.M, "m", 1, "tokens in flight (rows, for the quantizers); positive")
 	cmd.Flags().IntVar(&op.N, "n", 4096, "output rows (weight rows); positive")
 	cmd.Flags().IntVar(&op.K, "k", 4096, "reduction length; positive")
+	cmd.Flags().StringVar(&act, "act", "", "explain the decode step: the dtype (f32, f16, bf16) of the activations a fed_by family's producer converts, then the family's op")
 	cmd.Flags().IntVar(&op.Align, "align", 0, "alignment in elements of the W/X buffer offsets (0: aligned; negative: invalid, exit 2)")
 	return cmd
+}
+
+// printChoice prints a selection: the chosen variant, its launch, whether
+// a tuned entry chose it, its reasons, then every other candidate with the
+// rule it failed or the key it lost on.
+func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.Choice, useDevice bool) {
+	fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.ParamString())
+	if l, err := kruntime.Plan(ch.Variant, dev, op); err == nil {
+		fmt.Fprintf(w, "  launch: %s\n", l)
+	} else {
+		fmt.Fprintf(w, "  launch: %v\n", err)
+	}
+	if ch.Tuned {
+		fmt.Fprintf(w, "  tuned pick: %s; heuristic pick: %s\n", ch.Variant.Name, ch.Heuristic.Name)
+	} else if es := kruntime.ActiveTuneCache().ForArch(dev.Arch, op); len(es) > 0 && !useDevice {
+		fmt.Fprintf(w, "  heuristic pick; tuned picks recorded for %s devices in %s:\n", dev.Arch, kruntime.DefaultTuneCachePath())
+		for _, e := range es {
+			fmt.Fprintf(w, "    %s (%s): %s %.1f us, heuristic %s %.1f us\n", e.Device, e.Driver, e.Variant, e.US, e.Heuristic, e.HeurUS)
+		}
+	} else {
+		fmt.Fprintf(w, "  heuristic pick (no tuning entry for this device and op in %s)\n", kruntime.DefaultTuneCachePath())
+	}
+	for _, r := range ch.Reasons {
+		fmt.Fprintf(w, "  - %s\n", r)
+	}
+	eligible, excluded := 0, 0
+	for _, c := range ch.Candidates {
+		if c.Excluded == "" {
+			eligible++
+		} else {
+			excluded++
+		}
+	}
+	fmt.Fprintf(w, "other candidates: %d eligible, %d excluded\n", eligible-1, excluded)
+	for _, c := range ch.Candidates {
+		if c.Variant == ch.Variant {
+			continue
+		}
+		if c.Variant == ch.Heuristic {
+			fmt.Fprintf(w, "  %s: the heuristic pick, replaced by the tuned one\n", c.Variant.Name)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s\n", c.Variant.Name, ch.LostBy(c))
+	}
 }

@@ -155,6 +155,10 @@ func CHeader(s *spec.Spec, variants []*expand.Variant) ([]byte, error) {
 			continue
 		}
 		p("/* Family %s. */\n", f.Name)
+		for _, fd := range f.FedBy {
+			p("/* fed_by: buffer %s is the out buffer of family %s for the op {%s, dtype of the\n   values to convert, m = %s, n = %s, k = %s}: plan both, bind one buffer (runtime.SelectChain). */\n",
+				fd.Buffer, fd.Family, fd.Family, cComment(fd.M.Src), cComment(fd.N.Src), cComment(fd.K.Src))
+		}
 		p("static inline int kg_%s_outside(const kg_op* op, const kg_device* d) {\n  (void)d;\n", f.Name)
 		for i, r := range f.Select.Outside {
 			p("  if (!(%s)) return %d; /* %s */\n", cexpr(r), i+1, cComment(r.Why))

@@ -261,6 +261,9 @@ func rules(f *jen.File, s *spec.Spec) {
 		if fam.Baseline != nil {
 			d[jen.Id("Baseline")] = jen.Lit(fam.Baseline.Expr.Src)
 		}
+		if len(fam.FedBy) > 0 {
+			d[jen.Id("FedBy")] = feedValues(fam.FedBy)
+		}
 		fams = append(fams, jen.Values(d))
 	}
 	f.Comment("Families holds each family's selection rules and launch contract (templates/kernels.yaml).")

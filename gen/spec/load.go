@@ -574,6 +574,7 @@ type rawFamily struct {
 	Bench       *struct {
 		Baseline string `yaml:"baseline"`
 	} `yaml:"bench"`
+	FedBy map[string]*rawFeed `yaml:"fed_by"`
 }
 
 type rawAxis struct {
@@ -685,6 +686,9 @@ func (l *loader) load() (*Spec, error) {
 			return nil, err
 		}
 		s.Families = append(s.Families, f)
+	}
+	if err := checkFeeds(s); err != nil {
+		return nil, err
 	}
 	archFiles, err := fs.Glob(l.root, ArchDir+"/*.yaml")
 	if err != nil {
@@ -981,6 +985,9 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 			return nil, err
 		}
 		f.Baseline = r
+	}
+	if f.FedBy, err = l.feeds(f, rf.FedBy, at); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

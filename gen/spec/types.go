@@ -60,6 +60,9 @@ type Family struct {
 	// Baseline marks the variant `gen bench` measures the others against
 	// (bench.baseline: a condition over the parameters), or nil.
 	Baseline *Rule
+	// FedBy lists the in buffers another family's launch writes (fed_by:
+	// the producer and its op), in buffer order; empty for most families.
+	FedBy []*Feed
 	// MaxVariants bounds the variants the family may expand to on one arch
 	// (DefaultMaxVariants unless the spec sets max_variants); MaxVariantsPos
 	// is where the spec sets it (zero when it does not).

@@ -97,23 +97,33 @@ func fillData(rng *rand.Rand, fill string, n int) []byte {
 
 // prepare makes the pool hold the buffers of launch l.
 func (p *pool[B]) prepare(l *kruntime.Launch) error {
-	newOp := p.op != l.Op || p.bufs == nil
-	p.op = l.Op
+	fills := make([]string, len(l.Buffers))
+	for i, b := range l.Buffers {
+		fills[i] = fillOf(b, l.Op.Dtype)
+	}
+	return p.prepareBuffers(l.Op, l.Buffers, fills)
+}
+
+// prepareBuffers makes the pool hold bufs, for op, each in buffer filled
+// with what fills names (fillOf).
+func (p *pool[B]) prepareBuffers(op kruntime.Op, bufs []kruntime.PlannedBuffer, fills []string) error {
+	newOp := p.op != op || p.bufs == nil
+	p.op = op
 	var perCopy int64
-	for _, b := range l.Buffers {
+	for _, b := range bufs {
 		if b.Dir != "scratch" {
 			perCopy += int64(b.Size)
 		}
 	}
 	p.perCopy = perCopy
 	p.n = copiesFor(perCopy, p.target)
-	for i := len(l.Buffers); i < len(p.bufs); i++ { // another contract's buffers
+	for i := len(bufs); i < len(p.bufs); i++ { // another contract's buffers
 		p.release(&p.bufs[i])
 	}
-	p.bufs = append(p.bufs[:min(len(p.bufs), len(l.Buffers))], make([]held[B], max(0, len(l.Buffers)-len(p.bufs)))...)
-	for i, b := range l.Buffers {
+	p.bufs = append(p.bufs[:min(len(p.bufs), len(bufs))], make([]held[B], max(0, len(bufs)-len(p.bufs)))...)
+	for i, b := range bufs {
 		h := &p.bufs[i]
-		size, fill := allocSize(b.Size), fillOf(b, l.Op.Dtype)
+		size, fill := allocSize(b.Size), fills[i]
 		if h.name != b.Name || h.dir != b.Dir {
 			p.release(h)
 			h.name, h.dir = b.Name, b.Dir

@@ -131,6 +131,9 @@ type Family struct {
 	// Baseline is a condition over a variant's parameters marking the one
 	// `gen bench` measures the others against ("" : none).
 	Baseline string
+	// FedBy lists the in buffers another family's launch writes, in buffer
+	// order (runtime.SelectChain plans both launches).
+	FedBy []Feed
 }
 
 // Let is a named value computed in order before what uses it.
