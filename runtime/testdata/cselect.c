@@ -1,7 +1,6 @@
 /* Reads queries "family arch dtype m n k align" from stdin and prints the
    variant kg_select picks: its name and the launch kg_plan computes for it,
-   or NOT_ELIGIBLE / NO_VARIANT (or INVALID_OP, for a negative align, once
-   the header defines KG_INVALID_OP). */
+   or NOT_ELIGIBLE / NO_VARIANT / INVALID_OP (a negative align). */
 #include <stdio.h>
 #include <string.h>
 #include "kgen_select.h"
@@ -17,19 +16,20 @@ int main(void) {
   char family[64], arch[64], dtype[64];
   long long m, n, k, align;
   while (scanf("%63s %63s %63s %lld %lld %lld %lld", family, arch, dtype, &m, &n, &k, &align) == 7) {
-    kg_device d = kg_arch_device(arch);
+    kg_device d;
     kg_op op = {family, dtype_id(dtype), m, n, k, align};
-    int i = kg_select(&d, &op);
+    int i;
+    if (kg_arch_device(arch, &d) != KG_OK) { puts("UNKNOWN_ARCH"); continue; }
+    i = kg_select(&d, &op);
     if (i == KG_NOT_ELIGIBLE) puts("NOT_ELIGIBLE");
-#ifdef KG_INVALID_OP
     else if (i == KG_INVALID_OP) puts("INVALID_OP");
-#endif
     else if (i == KG_NO_VARIANT) puts("NO_VARIANT");
+    else if (i < 0) printf("STATUS %d\n", i);
     else {
       /* The picked variant's launch contract, as runtime.Plan computes it. */
       kg_launch l;
       memset(&l, 0, sizeof l);
-      if (kg_plan(&kg_variants[i], &d, &op, &l) != 0) {
+      if (kg_plan(i, &d, &op, &l) != KG_OK) {
         printf("%s PLAN_REFUSED\n", kg_variants[i].name);
         continue;
       }
