@@ -32,7 +32,12 @@ type Device struct {
 }
 
 // ArchDevice describes a HIP arch (or Vulkan class) from its spec facts.
+// A feature suffix, as HIP reports arch names ("gfx1151:sramecc-:xnack-"),
+// is ignored, as kgen_select.h's kg_arch_device ignores it.
 func ArchDevice(name string) (Device, error) {
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		name = name[:i]
+	}
 	for _, a := range generated.Archs {
 		if a.Name == name {
 			return Device{Backend: a.Backend, Arch: a.Name, Name: a.Name, Wave: a.Wave, ComputeUnits: a.ComputeUnits,

@@ -117,8 +117,9 @@ type Arch struct {
 	Dtypes       []string
 	// Emit restricts axis values per family: family -> axis -> values.
 	Emit map[string]map[string][]string
-	// Match identifies a Vulkan device as this class.
-	Match *Match
+	// Match identifies a Vulkan device as this class; MatchPos is where.
+	Match    *Match
+	MatchPos Pos
 	// Prefer are arch-specific preference keys per family, applied before
 	// the family's own.
 	Prefer map[string][]*Rule
