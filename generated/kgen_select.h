@@ -11804,6 +11804,7 @@ typedef struct {
   kg_buffer buffers[KG_MAX_BUFFERS];
   int nargs;
   long long args[KG_MAX_ARGS];
+  const char* arg_names[KG_MAX_ARGS];
   long long push_bytes; /* Vulkan: 4 * nargs */
   int nspec;
   kg_spec_const spec[KG_MAX_SPEC];
@@ -11854,9 +11855,9 @@ static inline int kg_gemv_launch(const kg_variant* v, const kg_device* d, const 
   l->buffers[5].bytes = kg_mul(4LL, L_row_groups);
   if (l->buffers[5].bytes < 0 || l->buffers[5].bytes > 4294967295LL) return KG_OUT_OF_RANGE;
   l->nargs = 0;
-  { long long x = op->m; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  { long long x = op->n; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  { long long x = op->k; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
+  { long long x = op->m; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "T"; l->args[l->nargs++] = x; }
+  { long long x = op->n; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "N"; l->args[l->nargs++] = x; }
+  { long long x = op->k; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "K"; l->args[l->nargs++] = x; }
   l->push_bytes = 4LL * l->nargs;
   l->nspec = 0;
   if (strcmp(v->backend, "vulkan") == 0) {
@@ -11891,11 +11892,11 @@ static inline int kg_quant_q8_1_launch(const kg_variant* v, const kg_device* d, 
   l->buffers[1].bytes = kg_mul(kg_mul(op->m, L_blocks), 36LL);
   if (l->buffers[1].bytes < 0 || l->buffers[1].bytes > 4294967295LL) return KG_OUT_OF_RANGE;
   l->nargs = 0;
-  { long long x = op->m; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  { long long x = op->k; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_blocks; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_per_group; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  if (strcmp(d->backend, "hip") == 0) { long long x = L_grid_x; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
+  { long long x = op->m; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "rows"; l->args[l->nargs++] = x; }
+  { long long x = op->k; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "K"; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_blocks; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "nb"; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_per_group; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "bpw"; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "hip") == 0) { long long x = L_grid_x; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "gx"; l->args[l->nargs++] = x; }
   l->push_bytes = 4LL * l->nargs;
   l->nspec = 0;
   if (strcmp(v->backend, "vulkan") == 0) {
@@ -11928,11 +11929,11 @@ static inline int kg_quant_q8k_launch(const kg_variant* v, const kg_device* d, c
   l->buffers[1].bytes = kg_mul(kg_mul(op->m, L_blocks), 292LL);
   if (l->buffers[1].bytes < 0 || l->buffers[1].bytes > 4294967295LL) return KG_OUT_OF_RANGE;
   l->nargs = 0;
-  { long long x = op->m; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  { long long x = op->k; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_blocks; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_per_group; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
-  if (strcmp(d->backend, "hip") == 0) { long long x = L_grid_x; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }
+  { long long x = op->m; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "rows"; l->args[l->nargs++] = x; }
+  { long long x = op->k; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "K"; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_blocks; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "nb"; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "vulkan") == 0) { long long x = L_per_group; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "bpw"; l->args[l->nargs++] = x; }
+  if (strcmp(d->backend, "hip") == 0) { long long x = L_grid_x; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = "gx"; l->args[l->nargs++] = x; }
   l->push_bytes = 4LL * l->nargs;
   l->nspec = 0;
   if (strcmp(v->backend, "vulkan") == 0) {

@@ -533,7 +533,7 @@ func launchContract(p func(string, ...any), s *spec.Spec, variants []*expand.Var
 	p("typedef struct {\n  const char* name;\n  const char* dir;  /* in, out, scratch */\n  const char* elem; /* weight, act, f32, u32, or a block format */\n  int binding;\n  long long bytes;\n  long long align;  /* elements */\n  int zero;\n} kg_buffer;\n\n")
 	p("typedef struct {\n  unsigned id;\n  unsigned value;\n} kg_spec_const;\n\n")
 	p("#define KG_MAX_BUFFERS %d\n#define KG_MAX_ARGS %d\n#define KG_MAX_SPEC %d\n", maxBufs, maxArgs, maxSpec)
-	p("typedef struct {\n  long long groups[3];\n  long long workgroups; /* that do work: a folded grid has idle ones past this */\n  long long workgroup;\n  int nbuffers;\n  kg_buffer buffers[KG_MAX_BUFFERS];\n  int nargs;\n  long long args[KG_MAX_ARGS];\n  long long push_bytes; /* Vulkan: 4 * nargs */\n  int nspec;\n  kg_spec_const spec[KG_MAX_SPEC];\n  const char* entry;    /* Vulkan: the SPIR-V entry point; HIP: the kernel name */\n} kg_launch;\n\n")
+	p("typedef struct {\n  long long groups[3];\n  long long workgroups; /* that do work: a folded grid has idle ones past this */\n  long long workgroup;\n  int nbuffers;\n  kg_buffer buffers[KG_MAX_BUFFERS];\n  int nargs;\n  long long args[KG_MAX_ARGS];\n  const char* arg_names[KG_MAX_ARGS];\n  long long push_bytes; /* Vulkan: 4 * nargs */\n  int nspec;\n  kg_spec_const spec[KG_MAX_SPEC];\n  const char* entry;    /* Vulkan: the SPIR-V entry point; HIP: the kernel name */\n} kg_launch;\n\n")
 	for _, f := range s.Families {
 		c := f.Launch
 		lets := map[string]bool{}
@@ -581,7 +581,7 @@ func launchContract(p func(string, ...any), s *spec.Spec, variants []*expand.Var
 			if a.Backend != "" {
 				cond = fmt.Sprintf("if (strcmp(d->backend, %q) == 0) ", a.Backend)
 			}
-			p("  %s{ long long x = %s; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->args[l->nargs++] = x; }\n", cond, cx(a.Expr))
+			p("  %s{ long long x = %s; if (x < 0 || x > 4294967295LL) return KG_OUT_OF_RANGE; l->arg_names[l->nargs] = %q; l->args[l->nargs++] = x; }\n", cond, cx(a.Expr), a.Name)
 		}
 		p("  l->push_bytes = 4LL * l->nargs;\n  l->nspec = 0;\n")
 		if scs := specConsts(f); len(scs) > 0 {
