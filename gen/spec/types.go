@@ -23,7 +23,8 @@ type Spec struct {
 	Families []*Family // sorted by name
 	Archs    []*Arch   // sorted by backend, then name
 	// Files are the spec files read, by path relative to the templates root,
-	// with their bytes: they are inputs of every artifact.
+	// with their bytes: kernels.yaml is an input of every rendered source, an
+	// arch file of its own HIP sources (render.Source.InputsHash).
 	Files map[string][]byte
 }
 
