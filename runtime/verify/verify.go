@@ -53,8 +53,9 @@ type Report struct {
 	Skipped  []string // variants the device cannot run, with the reason
 	Seed     uint64
 	Elapsed  time.Duration
-	// ExactVariants and ExactBlocks count the variants compared byte for
-	// byte (verify.compare exact) and the output blocks compared.
+	// ExactVariants counts the variants compared byte for byte (verify.compare
+	// exact; every row a program stands for) and ExactBlocks the output blocks
+	// compared (once per program).
 	ExactVariants, ExactBlocks int
 }
 
@@ -158,7 +159,7 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 			fail(Failure{Variant: v.Key(), Msg: err.Error()})
 		} else {
 			if c.exact {
-				rep.ExactVariants++
+				rep.ExactVariants += len(g)
 			}
 			for _, op := range c.ops {
 				rep.Shapes++
