@@ -10,9 +10,10 @@ export VK_DRIVER_FILES ?= /usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 PINNED = glslang-tools=12.0.0-2 spirv-tools=2023.1-2 \
          clang-19=1:19.1.7-3~deb12u1 lld-19=1:19.1.7-3~deb12u1 llvm-19=1:19.1.7-3~deb12u1
 # Needed, version free: HIP headers for the syntax check, Vulkan loader and
-# lavapipe for running SPIR-V, gcc for the C header test.
-OTHERS = libamdhip64-dev mesa-vulkan-drivers libvulkan1 libvulkan-dev vulkan-tools gcc
-TOOLS  = glslangValidator spirv-val clang++-19 llvm-objdump-19 gcc
+# lavapipe for running SPIR-V, gcc/g++ for the C header tests and the C++
+# examples (with libvulkan-dev; examples/cpp-hip links libamdhip64).
+OTHERS = libamdhip64-dev mesa-vulkan-drivers libvulkan1 libvulkan-dev vulkan-tools gcc g++
+TOOLS  = glslangValidator spirv-val clang++-19 llvm-objdump-19 gcc g++
 SUDO   = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps generate check test verify help

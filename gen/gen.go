@@ -249,7 +249,7 @@ func Build(ctx context.Context, o *Options, committed map[string][]byte) (*Outpu
 	tableArt := &emit.Artifact{Path: emit.TablePath, Bytes: table}
 	out.Files[tableArt.Path] = table
 	out.Artifacts = append(out.Artifacts, tableArt)
-	hdr, err := emit.CHeader(plan.Spec, plan.Variants)
+	hdr, err := emit.CHeader(plan.Spec, plan.Variants, artifactOf)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/kgen-dev/kgen/generated"
+	"github.com/kgen-dev/kgen/runtime/table"
+	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
 // buildCSelect compiles testdata/cselect.c against generated/kgen_select.h.
@@ -52,18 +54,27 @@ func goAnswer(t *testing.T, dev Device, op Op) string {
 	case err != nil:
 		t.Fatal(err)
 	}
-	l, err := Plan(ch.Variant, dev, op)
+	return goPlan(ch.Variant, dev, op)
+}
+
+// goPlan is Plan's answer in cselect.c's words.
+func goPlan(v *table.Variant, dev Device, op Op) string {
+	l, err := Plan(v, dev, op)
 	if err != nil {
-		return ch.Variant.Name + " PLAN_REFUSED"
+		return v.Name + " PLAN_REFUSED"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s groups %d %d %d wg %d buffers", ch.Variant.Name, l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
+	fmt.Fprintf(&b, "%s groups %d %d %d wg %d buffers", v.Name, l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
 	for _, pb := range l.Buffers {
 		fmt.Fprintf(&b, " %s=%d", pb.Name, pb.Size)
 	}
 	b.WriteString(" args")
 	for _, a := range l.Args {
 		fmt.Fprintf(&b, " %d", a)
+	}
+	b.WriteString(" spec")
+	for _, sc := range l.SpecConsts() {
+		fmt.Fprintf(&b, " %d=%d", sc.ID, sc.Value)
 	}
 	return b.String()
 }
@@ -140,23 +151,77 @@ func TestCSelectAgrees(t *testing.T) {
 		want = append(want, goAnswer(t, dev, op))
 		qs = append(qs, cSelectQuery(a.Name, op))
 	}
+	// Vulkan devices as kg_vulkan_device and VulkanDevice make them: the
+	// device's own subgroup sizes and workgroup limit (the device limits
+	// rules), every class and vendors without one.
+	vendors := []struct {
+		id     uint32
+		driver string
+	}{{0x1002, "radv"}, {0x1002, "-"}, {0x10de, "NVIDIA"}, {0x8086, "Intel open-source Mesa driver"}, {0x10005, "llvmpipe"}, {0x1002, "llvmpipe"}, {0x13b5, "panvk"}}
+	for i := 0; i < 2000; i++ {
+		vd := vendors[rng.IntN(len(vendors))]
+		sg := []int{4, 8, 16, 32, 64, 128}[rng.IntN(6)]
+		minsg := []int{0, 4, 8, sg}[rng.IntN(4)]
+		maxwg := []int{0, 64, 128, 256, 1024}[rng.IntN(5)]
+		shm := []int{16384, 32768, 65536}[rng.IntN(3)]
+		op := Op{Family: []string{"gemv", "gemv", "quant_q8k", "quant_q8_1"}[rng.IntN(4)], Dtype: dtypes[rng.IntN(len(dtypes))], M: 1 + rng.IntN(8), N: 1 + rng.IntN(20000), K: 256 * (1 + rng.IntN(20)), Align: aligns[rng.IntN(len(aligns))]}
+		if op.Family != "gemv" {
+			op.M, op.N = 1+rng.IntN(300), 1
+		}
+		driver := vd.driver
+		if driver == "-" {
+			driver = ""
+		}
+		info := vulkan.DeviceInfo{Name: "q", VendorID: vd.id, DriverName: driver, SubgroupSize: uint32(sg), MinSubgroupSize: uint32(minsg), MaxWorkgroupInvocations: uint32(maxwg), MaxSharedMemory: uint32(shm)}
+		dev, err := VulkanDevice(info)
+		if err != nil {
+			want = append(want, "UNKNOWN_ARCH")
+		} else {
+			want = append(want, goAnswer(t, dev, op))
+		}
+		qs = append(qs, fmt.Sprintf("vk %x %s %d %d %d %d %s %s %d %d %d %d", vd.id, strings.ReplaceAll(vd.driver, " ", "_"), sg, minsg, maxwg, shm, op.Family, op.Dtype, op.M, op.N, op.K, op.Align))
+	}
+	// kg_plan of any variant (not only picked ones) on its own arch: the
+	// same launches and the same refusals as Plan.
+	for i := 0; i < 3000; i++ {
+		idx := rng.IntN(len(generated.Variants))
+		v := &generated.Variants[idx]
+		dev, err := ArchDevice(v.Arch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := Op{Family: v.Family, Dtype: v.Param("dtype"), M: rng.IntN(10), N: 1 + rng.IntN(200000), K: 1 + rng.IntN(20000), Align: aligns[rng.IntN(len(aligns))]}
+		if rng.IntN(2) == 0 {
+			op.K = (op.K + 255) / 256 * 256
+		}
+		if v.Family != "gemv" {
+			op.N = 1
+		}
+		want = append(want, goPlan(v, dev, op))
+		qs = append(qs, fmt.Sprintf("plan %d %s %s %d %d %d %d", idx, v.Arch, op.Dtype, op.M, op.N, op.K, op.Align))
+	}
 	got := runCSelect(t, bin, qs)
 	kinds := map[string]int{}
 	for i := range qs {
 		if got[i] != want[i] {
 			t.Errorf("query %q: C picks %s, Go picks %s", qs[i], got[i], want[i])
 		}
-		switch want[i] {
-		case "NOT_ELIGIBLE", "NO_VARIANT", "INVALID_OP":
+		switch {
+		case strings.HasPrefix(qs[i], "plan "):
+			kinds["plan "+map[bool]string{true: "refused", false: "ok"}[strings.HasSuffix(want[i], "PLAN_REFUSED")]]++
+		case strings.HasPrefix(qs[i], "vk "):
+			kinds["vk "+map[bool]string{true: "picked", false: want[i]}[strings.Contains(want[i], " groups ")]]++
+		case want[i] == "NOT_ELIGIBLE" || want[i] == "NO_VARIANT" || want[i] == "INVALID_OP":
 			kinds[want[i]]++
 		default:
 			kinds["picked"]++
 		}
 	}
-	if kinds["picked"] < (queries-kinds["INVALID_OP"])/2 || kinds["NOT_ELIGIBLE"] == 0 || negative && kinds["INVALID_OP"] == 0 {
+	if kinds["picked"] < (queries-kinds["INVALID_OP"])/2 || kinds["NOT_ELIGIBLE"] == 0 || negative && kinds["INVALID_OP"] == 0 ||
+		kinds["plan ok"] == 0 || kinds["plan refused"] == 0 || kinds["vk picked"] == 0 || kinds["vk NO_VARIANT"] == 0 || kinds["vk UNKNOWN_ARCH"] == 0 {
 		t.Fatalf("queries do not exercise both outcomes: %v", kinds)
 	}
-	t.Logf("C and Go agree on %d queries (%v)", queries, kinds)
+	t.Logf("C and Go agree on %d queries (%v)", len(qs), kinds)
 }
 
 // TestCSelectNegativeAlign: Go's Select refuses a negative align

@@ -351,6 +351,28 @@ func (l *Launch) Output() *PlannedBuffer {
 	return nil
 }
 
+// SpecConsts are the Vulkan specialization constants of the launch's
+// pipeline: the variant's (table.Variant.Spec), with the one the contract
+// names for the workgroup size (launch.workgroup.param) set to Workgroup.
+// kgen_select.h's kg_plan fills kg_launch.spec the same way. Empty for HIP.
+func (l *Launch) SpecConsts() []table.SpecConst {
+	if len(l.Variant.Spec) == 0 {
+		return nil
+	}
+	param := ""
+	if fam, err := familyRules(l.Variant.Family); err == nil {
+		param = fam.Launch.WorkgroupParam
+	}
+	out := make([]table.SpecConst, len(l.Variant.Spec))
+	for i, sc := range l.Variant.Spec {
+		out[i] = sc
+		if sc.Param == param {
+			out[i].Value = uint32(l.Workgroup)
+		}
+	}
+	return out
+}
+
 // Push is Args as little-endian bytes (Vulkan push constants).
 func (l *Launch) Push() []byte {
 	b := make([]byte, 4*len(l.Args))

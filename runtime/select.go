@@ -32,7 +32,12 @@ type Device struct {
 }
 
 // ArchDevice describes a HIP arch (or Vulkan class) from its spec facts.
+// A feature suffix, as HIP reports arch names ("gfx1151:sramecc-:xnack-"),
+// is ignored, as kgen_select.h's kg_arch_device ignores it.
 func ArchDevice(name string) (Device, error) {
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		name = name[:i]
+	}
 	for _, a := range generated.Archs {
 		if a.Name == name {
 			return Device{Backend: a.Backend, Arch: a.Name, Name: a.Name, Wave: a.Wave, ComputeUnits: a.ComputeUnits,
@@ -384,13 +389,7 @@ func Select(dev Device, op Op) (*Choice, error) {
 
 // applyTuned switches to the tuned winner when the cache has a valid entry.
 func (ch *Choice) applyTuned(c *TuneCache) {
-	var eligible []Candidate
-	for _, x := range ch.Candidates {
-		if x.Excluded == "" {
-			eligible = append(eligible, x)
-		}
-	}
-	cand, e := c.lookup(ch.Device, ch.Op, eligible)
+	cand, e := c.lookup(ch.Device, ch.Op, ch.Candidates)
 	if cand == nil {
 		return
 	}
@@ -401,7 +400,19 @@ func (ch *Choice) applyTuned(c *TuneCache) {
 
 // SelectWith is Select with an explicit override (nil: none). An invalid op
 // (Op.Validate) is an *InvalidOpError, before any rule is evaluated.
+// Answers are memoized per (device, op, override) (memo.go): a repeated
+// call costs a map lookup and a copy of the Choice, whose Candidates are
+// shared between calls and must not be modified.
 func SelectWith(dev Device, op Op, force *Override) (*Choice, error) {
+	if ch, err, ok := memoGet(dev, op, force); ok {
+		return ch, err
+	}
+	ch, err := selectUncached(dev, op, force)
+	return memoPut(dev, op, force, ch, err)
+}
+
+// selectUncached is SelectWith without the memo.
+func selectUncached(dev Device, op Op, force *Override) (*Choice, error) {
 	if err := op.Validate(); err != nil {
 		return nil, err
 	}

@@ -133,21 +133,26 @@ func (c *TuneCache) Save(path string) error {
 }
 
 // lookup returns the tuned entry for op on dev if it is still valid: the
-// variant exists in the table with the same artifact hash and is eligible.
-func (c *TuneCache) lookup(dev Device, op Op, eligible []Candidate) (*Candidate, *TuneEntry) {
+// variant exists in the table with the same artifact hash and is eligible
+// (among cands, those not Excluded).
+func (c *TuneCache) lookup(dev Device, op Op, cands []Candidate) (*Candidate, *TuneEntry) {
 	if c == nil {
 		return nil, nil
 	}
 	c.mu.Lock()
+	if len(c.Entries) == 0 {
+		c.mu.Unlock()
+		return nil, nil
+	}
 	e := c.Entries[tuneKey(dev, op)]
 	c.mu.Unlock()
 	if e == nil {
 		return nil, nil
 	}
-	for i := range eligible {
-		v := eligible[i].Variant
-		if v.Name == e.Variant && v.Arch == e.Arch && v.Artifact.SHA256 == e.SHA256 {
-			return &eligible[i], e
+	for i := range cands {
+		v := cands[i].Variant
+		if cands[i].Excluded == "" && v.Name == e.Variant && v.Arch == e.Arch && v.Artifact.SHA256 == e.SHA256 {
+			return &cands[i], e
 		}
 	}
 	return nil, nil // stale: the table changed or the variant no longer serves this op

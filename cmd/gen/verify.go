@@ -32,8 +32,12 @@ random and crafted blocks (+a/-a ties in both orders, zero blocks, a single
 nonzero, .5 boundaries after scaling, subnormals, huge values, Inf and NaN),
 rows 1, 7, 64 and 4096, outputs poisoned with 0xFF bytes before each run.
 
-Every SPIR-V blob's SHA-256 is checked against the table before it reaches
-the driver. Exit 1 when any variant fails.
+Table rows of several Vulkan device classes that share a blob,
+specialization constants and parameters are one program on the device: it
+runs once, and the summary counts every row it stands for. Every SPIR-V
+blob's SHA-256 is checked against the table before it reaches the driver.
+Exit 1 when any variant fails, or when every variant selected was skipped
+(nothing verified); exit 2 when the filter selects none.
 
 --backend cuda|hip runs the HIP sources of one --arch through the driver API
 from compiled modules: --module is repeatable and comma-separated (a large
@@ -98,6 +102,10 @@ func report(cmd *cobra.Command, r verify.Runner, variants []table.Variant, f ver
 	fmt.Fprintln(out, rep.Summary())
 	if rep.Failed > 0 {
 		return &exitError{1, errSilent}
+	}
+	if rep.Verified == 0 {
+		// Asked to verify something and verified nothing: not a pass.
+		return &exitError{1, fmt.Errorf("verified nothing: all %d variants the filter selects were skipped on %s (reasons above)", len(rep.Skipped), r.Name())}
 	}
 	return nil
 }

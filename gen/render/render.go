@@ -37,8 +37,9 @@ type Source struct {
 	Path string // relative to generated/, e.g. hip/gemv_gfx1200.hip
 	Kind string
 	Text []byte
-	// InputsHash is the SHA-256 of what the source came from: its template,
-	// the header, the spec files and the rendering data.
+	// InputsHash is the SHA-256 of what the source came from: its template
+	// (with partials and the header), kernels.yaml and, for a HIP source,
+	// its arch's file.
 	InputsHash string
 	Family     string
 	Arch       string            // HIP: the arch it targets
@@ -52,7 +53,17 @@ func Render(s *spec.Spec, fsys fs.FS, variants []*expand.Variant) ([]*Source, er
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", HeaderFile, err)
 	}
-	specHash := hashFiles(s.Files)
+	// Each source's inputs are what it is rendered from: its template (with
+	// partials and the portability header), kernels.yaml (families, dtypes),
+	// and for a HIP source its arch's file. A GLSL blob is rendered from the
+	// family and its baked parameters only, so no arch file is an input:
+	// adding an arch changes the entries of its own sources, not every one
+	// (manifest.json inputs_sha256).
+	kernelsHash := hashFiles(map[string][]byte{spec.KernelsFile: s.Files[spec.KernelsFile]})
+	archHash := func(a *spec.Arch) string {
+		name := spec.ArchDir + "/" + a.Name + ".yaml"
+		return hashFiles(map[string][]byte{spec.KernelsFile: s.Files[spec.KernelsFile], name: s.Files[name]})
+	}
 	tmpls := map[string]*template.Template{}
 	tmplHash := map[string]string{}
 	load := func(path string) (*template.Template, error) {
@@ -123,7 +134,7 @@ func Render(s *spec.Spec, fsys fs.FS, variants []*expand.Variant) ([]*Source, er
 		}
 		out = append(out, &Source{
 			Path: fmt.Sprintf("hip/%s_%s.hip", f.Name, a.Name), Kind: KindHIP, Text: buf.Bytes(),
-			InputsHash: sum([]byte(tmplHash[path]), []byte(specHash)), Family: f.Name, Arch: a.Name, Variants: vs,
+			InputsHash: sum([]byte(tmplHash[path]), []byte(archHash(a))), Family: f.Name, Arch: a.Name, Variants: vs,
 		})
 	}
 	for _, k := range sortedGroups(blobGroups) {
@@ -144,7 +155,7 @@ func Render(s *spec.Spec, fsys fs.FS, variants []*expand.Variant) ([]*Source, er
 		}
 		out = append(out, &Source{
 			Path: fmt.Sprintf("glsl/%s.comp", vs[0].Blob), Kind: KindGLSL, Text: buf.Bytes(),
-			InputsHash: sum([]byte(tmplHash[path]), []byte(specHash)), Family: f.Name, Variants: vs, Blob: vs[0].Blob,
+			InputsHash: sum([]byte(tmplHash[path]), []byte(kernelsHash)), Family: f.Name, Variants: vs, Blob: vs[0].Blob,
 		})
 	}
 	return out, nil

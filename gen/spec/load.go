@@ -710,6 +710,20 @@ func (l *loader) load() (*Spec, error) {
 		seen[a.Name] = af
 		s.Archs = append(s.Archs, a)
 	}
+	// Two device classes with one match would leave the class of a device
+	// to file order (runtime.VulkanClass picks the class matching on most
+	// fields; equal matches tie).
+	matches := map[Match]*Arch{}
+	for _, a := range s.Archs {
+		if a.Match == nil {
+			continue
+		}
+		k := Match{VendorID: a.Match.VendorID, DriverName: strings.ToLower(a.Match.DriverName)}
+		if prev, dup := matches[k]; dup {
+			return nil, &Error{a.MatchPos, fmt.Sprintf("device classes %s and %s have the same match (vendor_id 0x%x, driver_name %q): a device would get either; give one a driver_name or another vendor_id", prev.Name, a.Name, k.VendorID, a.Match.DriverName)}
+		}
+		matches[k] = a
+	}
 	sort.Slice(s.Archs, func(i, j int) bool {
 		if s.Archs[i].Backend != s.Archs[j].Backend {
 			return s.Archs[i].Backend < s.Archs[j].Backend
@@ -1116,6 +1130,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 			return nil, &Error{key("match"), fmt.Sprintf("match.driver_name %q: want a lower-case identifier", ra.Match.DriverName)}
 		}
 		a.Match = &Match{VendorID: ra.Match.VendorID, DriverName: ra.Match.DriverName}
+		a.MatchPos = key("match")
 	} else if ra.Match != nil {
 		return nil, &Error{key("match"), "match is for vulkan device classes; a hip arch is named by its arch"}
 	}

@@ -23,7 +23,8 @@ type Spec struct {
 	Families []*Family // sorted by name
 	Archs    []*Arch   // sorted by backend, then name
 	// Files are the spec files read, by path relative to the templates root,
-	// with their bytes: they are inputs of every artifact.
+	// with their bytes: kernels.yaml is an input of every rendered source, an
+	// arch file of its own HIP sources (render.Source.InputsHash).
 	Files map[string][]byte
 }
 
@@ -128,8 +129,9 @@ type Arch struct {
 	Dtypes       []string
 	// Emit restricts axis values per family: family -> axis -> values.
 	Emit map[string]map[string][]string
-	// Match identifies a Vulkan device as this class.
-	Match *Match
+	// Match identifies a Vulkan device as this class; MatchPos is where.
+	Match    *Match
+	MatchPos Pos
 	// Prefer are arch-specific preference keys per family, applied before
 	// the family's own.
 	Prefer map[string][]*Rule

@@ -422,11 +422,28 @@ var Builtins = []string{"cdiv", "max", "min"}
 // interned as enums in C); call maps a function call to C text.
 func (e *Expr) C(name func(string) string, strconst func(string) string, call func(fn, arg string) string) string {
 	var b strings.Builder
-	printC(&b, e.root, name, strconst, call)
+	printC(&b, e.root, name, strconst, call, "")
 	return b.String()
 }
 
-func printC(b *strings.Builder, n ast.Expr, name func(string) string, strconst func(string) string, call func(fn, arg string) string) {
+// CChecked prints the expression as C whose arithmetic cannot trap or be
+// undefined: + - * and unary - become calls prefix+"add"/"sub"/"mul"/"neg"
+// (the caller defines them wrapping, as Go's int64 arithmetic does), and /
+// and % become prefix+"div"/"rem" (defined to give 0 for a zero divisor,
+// where Go's evaluator reports division by zero, and to wrap the one
+// overflowing quotient, MinInt64 / -1, as Go does). Comparisons and logic
+// stay operators: they cannot trap.
+func (e *Expr) CChecked(prefix string, name func(string) string, strconst func(string) string, call func(fn, arg string) string) string {
+	var b strings.Builder
+	printC(&b, e.root, name, strconst, call, prefix)
+	return b.String()
+}
+
+// checkedOps names the helper printed for each arithmetic operator by
+// CChecked.
+var checkedOps = map[token.Token]string{token.ADD: "add", token.SUB: "sub", token.MUL: "mul", token.QUO: "div", token.REM: "rem"}
+
+func printC(b *strings.Builder, n ast.Expr, name func(string) string, strconst func(string) string, call func(fn, arg string) string, checked string) {
 	switch n := n.(type) {
 	case *ast.BasicLit:
 		if n.Kind == token.INT {
@@ -439,27 +456,41 @@ func printC(b *strings.Builder, n ast.Expr, name func(string) string, strconst f
 	case *ast.Ident:
 		b.WriteString(name(n.Name))
 	case *ast.ParenExpr:
-		printC(b, n.X, name, strconst, call)
+		printC(b, n.X, name, strconst, call, checked)
 	case *ast.UnaryExpr:
+		if checked != "" && n.Op == token.SUB {
+			b.WriteString(checked + "neg(")
+			printC(b, n.X, name, strconst, call, checked)
+			b.WriteString(")")
+			return
+		}
 		b.WriteString("(" + n.Op.String())
-		printC(b, n.X, name, strconst, call)
+		printC(b, n.X, name, strconst, call, checked)
 		b.WriteString(")")
 	case *ast.CallExpr:
 		var a strings.Builder
-		printC(&a, n.Args[0], name, strconst, call)
+		printC(&a, n.Args[0], name, strconst, call, checked)
 		fn := n.Fun.(*ast.Ident).Name
 		if builtins[fn] != nil {
 			var c strings.Builder
-			printC(&c, n.Args[1], name, strconst, call)
+			printC(&c, n.Args[1], name, strconst, call, checked)
 			b.WriteString(call(fn, a.String()+", "+c.String()))
 			return
 		}
 		b.WriteString(call(fn, a.String()))
 	case *ast.BinaryExpr:
+		if op, ok := checkedOps[n.Op]; ok && checked != "" {
+			b.WriteString(checked + op + "(")
+			printC(b, n.X, name, strconst, call, checked)
+			b.WriteString(", ")
+			printC(b, n.Y, name, strconst, call, checked)
+			b.WriteString(")")
+			return
+		}
 		b.WriteString("(")
-		printC(b, n.X, name, strconst, call)
+		printC(b, n.X, name, strconst, call, checked)
 		b.WriteString(" " + n.Op.String() + " ")
-		printC(b, n.Y, name, strconst, call)
+		printC(b, n.Y, name, strconst, call, checked)
 		b.WriteString(")")
 	}
 }

@@ -226,3 +226,27 @@ func TestDeclValuesAndInts(t *testing.T) {
 		t.Errorf("Ints() = %s, want [256 0 16 0]", got)
 	}
 }
+
+// TestCChecked: CChecked prints arithmetic through helper calls (so the C
+// cannot overflow signed integers or divide by zero) and leaves
+// comparisons, logic and calls as C prints them.
+func TestCChecked(t *testing.T) {
+	name := func(n string) string { return "v." + n }
+	str := func(s string) string { return "S_" + s }
+	call := func(fn, arg string) string { return fn + "_c(" + arg + ")" }
+	for _, c := range []struct{ src, want string }{
+		{"m >= 1 && m <= 8", "((v.m >= 1LL) && (v.m <= 8LL))"},
+		{`layout != "subgroup" || m * 2 <= 512`, "((v.layout != S_subgroup) || (kg_mul(v.m, 2LL) <= 512LL))"},
+		{"-m + !n", "kg_add(kg_neg(v.m), (!v.n))"},
+		{"16 / (pack * bytes(dtype))", "kg_div(16LL, kg_mul(v.pack, bytes_c(v.dtype)))"},
+		{"n % k - cdiv(n, k)", "kg_sub(kg_rem(v.n, v.k), cdiv_c(v.n, v.k))"},
+	} {
+		e, err := Parse(c.src, decl)
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		if got := e.CChecked("kg_", name, str, call); got != c.want {
+			t.Errorf("CChecked(%q) = %q, want %q", c.src, got, c.want)
+		}
+	}
+}

@@ -45,6 +45,7 @@ func caseName(op kruntime.Op) string { return fmt.Sprintf("m=%d n=%d k=%d", op.M
 type Report struct {
 	Device   string
 	Verified int // variants run
+	Programs int // distinct programs run (variants sharing a blob, constants and parameters run once)
 	Passed   int
 	Failed   int
 	Shapes   int // case runs in all
@@ -52,14 +53,15 @@ type Report struct {
 	Skipped  []string // variants the device cannot run, with the reason
 	Seed     uint64
 	Elapsed  time.Duration
-	// ExactVariants and ExactBlocks count the variants compared byte for
-	// byte (verify.compare exact) and the output blocks compared.
+	// ExactVariants counts the variants compared byte for byte (verify.compare
+	// exact; every row a program stands for) and ExactBlocks the output blocks
+	// compared (once per program).
 	ExactVariants, ExactBlocks int
 }
 
 // Summary is the closing line.
 func (r *Report) Summary() string {
-	s := fmt.Sprintf("verified %d variants on %s: %d passed, %d failed", r.Verified, r.Device, r.Passed, r.Failed)
+	s := fmt.Sprintf("verified %d variants (%d distinct programs) on %s: %d passed, %d failed", r.Verified, r.Programs, r.Device, r.Passed, r.Failed)
 	if r.ExactVariants > 0 {
 		s += fmt.Sprintf(" (%d variants compared byte for byte with runtime/ref on %d blocks)", r.ExactVariants, r.ExactBlocks)
 	}
@@ -122,15 +124,31 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 	if len(sel) == 0 {
 		return nil, fmt.Errorf("no variant matches %+v", o.Filter)
 	}
-	for i, v := range sel {
+	groups := programs(sel, dev)
+	done := 0
+	for i, g := range groups {
+		v := g[0]
+		done += len(g)
 		if err := kruntime.CheckDevice(v, dev); err != nil {
-			rep.Skipped = append(rep.Skipped, v.Key()+": "+err.Error())
+			for _, x := range g {
+				rep.Skipped = append(rep.Skipped, x.Key()+": "+err.Error())
+			}
 			continue
 		}
-		rep.Verified++
+		rep.Verified += len(g)
+		rep.Programs++
 		ok := true
+		also := ""
+		if len(g) > 1 {
+			also = fmt.Sprintf(" (the same program as %d other table rows:", len(g)-1)
+			for _, x := range g[1:] {
+				also += " " + x.Key()
+			}
+			also += ")"
+		}
 		fail := func(f Failure) {
 			ok = false
+			f.Msg += also
 			rep.Failures = append(rep.Failures, f)
 			if o.Log != nil {
 				fmt.Fprintln(o.Log, f)
@@ -141,7 +159,7 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 			fail(Failure{Variant: v.Key(), Msg: err.Error()})
 		} else {
 			if c.exact {
-				rep.ExactVariants++
+				rep.ExactVariants += len(g)
 			}
 			for _, op := range c.ops {
 				rep.Shapes++
@@ -153,16 +171,61 @@ func Run(r Runner, variants []table.Variant, o Options) (*Report, error) {
 			}
 		}
 		if ok {
-			rep.Passed++
+			rep.Passed += len(g)
 		} else {
-			rep.Failed++
+			rep.Failed += len(g)
 		}
 		if o.Progress != nil && (i+1)%250 == 0 {
-			fmt.Fprintf(o.Progress, "verify: %d/%d variants, %d failed, %s\n", i+1, len(sel), rep.Failed, time.Since(start).Round(time.Second))
+			fmt.Fprintf(o.Progress, "verify: %d/%d variants (%d programs), %d failed, %s\n", done, len(sel), i+1, rep.Failed, time.Since(start).Round(time.Second))
 		}
 	}
 	rep.Elapsed = time.Since(start)
 	return rep, nil
+}
+
+// programs groups the variants by what the device would run: table rows of
+// several Vulkan device classes share a blob, and rows with the same blob,
+// specialization constants and parameters are one program on this device
+// (their launches, computed from the parameters and the device, are the
+// same), so each group is run once. The first of a group is the one whose
+// arch is the device's own when there is one (its verify cases can include
+// native-only ones); groups keep the variants' order.
+func programs(sel []*table.Variant, dev kruntime.Device) [][]*table.Variant {
+	var out [][]*table.Variant
+	index := map[string]int{}
+	for _, v := range sel {
+		k := programKey(v)
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(out)
+			out = append(out, []*table.Variant{v})
+			continue
+		}
+		if v.Arch == dev.Arch && out[i][0].Arch != dev.Arch {
+			out[i] = append([]*table.Variant{v}, out[i]...)
+		} else {
+			out[i] = append(out[i], v)
+		}
+	}
+	return out
+}
+
+// programKey identifies what runs for v: its artifact, specialization
+// constants and parameters; and its arch, for artifacts that are sources
+// built per arch (HIP).
+func programKey(v *table.Variant) string {
+	var b strings.Builder
+	b.WriteString(v.Backend + "|" + v.Family + "|" + v.Artifact.Path + "|" + v.Artifact.SHA256)
+	if len(v.Spec) == 0 {
+		b.WriteString("|" + v.Arch + "|" + v.Name)
+	}
+	for _, sc := range v.Spec {
+		fmt.Fprintf(&b, "|%d=%d", sc.ID, sc.Value)
+	}
+	for _, p := range v.Params {
+		fmt.Fprintf(&b, "|%s=%s%d", p.N, p.S, p.I)
+	}
+	return b.String()
 }
 
 // checker verifies one variant: its family's verification contract, its

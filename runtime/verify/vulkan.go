@@ -54,20 +54,12 @@ func (r *VulkanRunner) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
 	if v.Backend != "vulkan" {
 		return nil, fmt.Errorf("%s: a Vulkan runner runs SPIR-V variants", v.Key())
 	}
-	fam, err := kruntime.Contract(v.Family)
-	if err != nil {
-		return nil, err
-	}
 	var spec []vulkan.SpecConst
 	nbuf, npush := len(l.Buffers), 4*len(l.Args)
 	key := fmt.Sprintf("%s b%d p%d", v.Artifact.Path, nbuf, npush)
-	for _, sc := range v.Spec {
-		val := sc.Value
-		if sc.Param == fam.Launch.WorkgroupParam {
-			val = uint32(l.Workgroup)
-		}
-		spec = append(spec, vulkan.SpecConst{ID: sc.ID, Value: val})
-		key += fmt.Sprintf(" %d=%d", sc.ID, val)
+	for _, sc := range l.SpecConsts() {
+		spec = append(spec, vulkan.SpecConst{ID: sc.ID, Value: sc.Value})
+		key += fmt.Sprintf(" %d=%d", sc.ID, sc.Value)
 	}
 	if p, ok := r.pipe[key]; ok {
 		return p, nil

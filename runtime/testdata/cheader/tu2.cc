@@ -1,0 +1,2 @@
+// tu2.c as C++17.
+#include "tu2.c"

@@ -1,0 +1,2 @@
+// use.c as C++17.
+#include "use.c"
