@@ -68,7 +68,7 @@ for phase in "$@"; do
     timeout "$(budget verify 300)" bin/gen verify --backend cuda --arch sm90 --module "$MODS" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
     wait $vk
     tail -n 2 "$r/verify-vulkan.txt" "$r/verify-cuda.txt" | tee -a "$r/log.txt"
-    memcheck gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 quant_q8k_bf16_wg ;;
+    memcheck gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 quant_q8k_bf16_wg mmvq_q6_k_r2_t4_sk4 mmvq_q4_k_r4_t8_wg256 ;;
   verifycuda)
     build
     log "verify cuda"
