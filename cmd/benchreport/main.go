@@ -263,6 +263,7 @@ func main() {
 		_ = speed
 	}
 	launchOverhead(&md, *dir, *run, cubGraph, cubEager)
+	mmvqSection(&md, *dir, *run, cubGraph, cub.CopyGBps)
 	for _, f := range []struct{ suffix, title string }{
 		{"-quant-cuda.json", "Activation quantizers, CUDA path (sm90 HIP sources through nvcc)"},
 		{"-quant-vulkan.json", "Activation quantizers, Vulkan path"},
