@@ -579,7 +579,10 @@ func (c *Choice) LostBy(cand Candidate) string {
 	if cand.Excluded != "" {
 		return "excluded: " + cand.Excluded
 	}
-	fam, _ := familyRules(c.Op.Family)
+	fam, err := familyRules(c.Op.Family)
+	if err != nil {
+		return err.Error() // a Choice of a family the table lacks: not one Select made
+	}
 	rs := append(append([]table.Rule{}, archPrefer(c.Device.Arch, c.Op.Family)...), fam.Prefer...)
 	var win Candidate
 	for _, x := range c.Candidates {

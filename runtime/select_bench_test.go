@@ -141,3 +141,12 @@ func TestSelectRefusesForceOfUnknownFamily(t *testing.T) {
 		t.Fatalf("another family's override: %v, forced %q", err, ch.Forced)
 	}
 }
+
+// TestLostByUnknownFamily: LostBy on a Choice whose family the table lacks
+// says so instead of dereferencing a nil family.
+func TestLostByUnknownFamily(t *testing.T) {
+	ch := &Choice{Op: Op{Family: "gmv"}}
+	if got := ch.LostBy(Candidate{}); got != `unknown family "gmv"` {
+		t.Fatalf("LostBy: %q", got)
+	}
+}
