@@ -34,8 +34,8 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 		if v.Arch.Target != "cuda" {
 			t.Errorf("%s: an mma tile on arch %s (target %q)", v.Key(), v.Arch.Name, v.Arch.Target)
 		}
-		if v.Params["pack"] != "8" || strings.HasPrefix(v.Params["dtype"], "f32") {
-			t.Errorf("%s: mma needs pack 8 and 16-bit activations", v.Key())
+		if want := map[bool]string{true: "16", false: "8"}[strings.HasPrefix(v.Params["dtype"], "fp8")]; v.Params["pack"] != want || strings.HasPrefix(v.Params["dtype"], "f32") {
+			t.Errorf("%s: mma needs 16-byte weight loads (pack 8; fp8: 16) and 16-bit activations", v.Key())
 		}
 	}
 	if mma == 0 {
