@@ -13,31 +13,8 @@ import (
 // from total cancellation, so a relative-error bound measures the kernel
 // and not the conditioning of the data.
 func Random(rng *rand.Rand, typ string, n int) ([]byte, []float32, error) {
-	vals := make([]float32, n)
-	var b []byte
-	switch typ {
-	case "f32":
-		b = make([]byte, 4*n)
-		for i := range vals {
-			vals[i] = float32(rng.Float64()*1.25 - 0.25)
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(vals[i]))
-		}
-	case "f16", "bf16":
-		b = make([]byte, 2*n)
-		for i := range vals {
-			f := float32(rng.Float64()*1.25 - 0.25)
-			var h uint16
-			if typ == "f16" {
-				h = F32ToF16(f)
-				vals[i] = F16ToF32(h)
-			} else {
-				h = F32ToBF16(f)
-				vals[i] = BF16ToF32(h)
-			}
-			binary.LittleEndian.PutUint16(b[2*i:], h)
-		}
-	case "e4m3":
-		b = make([]byte, n)
+	if typ == "e4m3" {
+		b, vals := make([]byte, n), make([]float32, n)
 		for i := range vals {
 			// Any finite pattern, subnormals included (0x7F/0xFF are NaN),
 			// negative one time in four.
@@ -51,10 +28,16 @@ func Random(rng *rand.Rand, typ string, n int) ([]byte, []float32, error) {
 			b[i] = c
 			vals[i] = E4M3ToF32(c)
 		}
-	default:
+		return b, vals, nil
+	}
+	if typ != "f32" && typ != "f16" && typ != "bf16" {
 		return nil, nil, fmt.Errorf("ref: no random inputs of element type %q", typ)
 	}
-	return b, vals, nil
+	vals := make([]float32, n)
+	for i := range vals {
+		vals[i] = float32(rng.Float64()*1.25 - 0.25)
+	}
+	return Encode(typ, vals)
 }
 
 // Scales draws n per-row f32 scales in [0.5, 2).
