@@ -112,9 +112,9 @@ for phase in "$@"; do
   suite)
     build
     log "bench suite cuda"
-    timeout "$(budget suite 240)" bin/gen bench --backend cuda --module "$GEMV" --dtypes bf16 --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-cuda.json" > "$r/suite-cuda.txt" 2>&1
+    timeout "$(budget suite 240)" bin/gen bench --backend cuda --module "$GEMV" --reps "${REPS:-20}" --dtypes "${SUITE_DTYPES:-bf16}" --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-cuda.json" > "$r/suite-cuda.txt" 2>&1
     log "suite cuda exit $? ($(grep -c heuristic "$r/suite-cuda.txt") cases)"
-    timeout "$(budget suitevk 200)" bin/gen bench --backend vulkan --dtypes bf16 --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-vulkan.json" > "$r/suite-vulkan.txt" 2>&1
+    timeout "$(budget suitevk 200)" bin/gen bench --backend vulkan --reps "${REPS:-20}" --dtypes "${SUITE_DTYPES:-bf16}" --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-vulkan.json" > "$r/suite-vulkan.txt" 2>&1
     log "suite vulkan exit $? ($(grep -c heuristic "$r/suite-vulkan.txt") cases)" ;;
   tune)
     build
