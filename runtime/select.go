@@ -7,6 +7,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +30,11 @@ type Device struct {
 	MinSubgroup int
 	// Driver identifies the driver version, for the tuning cache.
 	Driver string
+	// Lacks names, comma-separated, the shader features a Vulkan device
+	// lacks among those a SPIR-V capability may need (vulkan.LackedFeatures):
+	// a variant whose blob declares such a capability is refused. Empty for
+	// a device described from its class's facts.
+	Lacks string
 }
 
 // ArchDevice describes a HIP arch (or Vulkan class) from its spec facts.
@@ -539,6 +545,14 @@ func deviceLimitsEnv(env *evalEnv, c *contract) string {
 	}
 	if dev.Backend == "vulkan" && dev.MinSubgroup > 0 && dev.MinSubgroup < 8 {
 		return fmt.Sprintf("subgroups of %d lanes; the kernels need at least 8", dev.MinSubgroup)
+	}
+	if dev.Backend == "vulkan" && dev.Lacks != "" && env.v != nil {
+		lacks := strings.Split(dev.Lacks, ",")
+		for _, f := range blobFeatures(env.v) {
+			if slices.Contains(lacks, f) {
+				return fmt.Sprintf("its SPIR-V needs %s, which the device lacks", f)
+			}
+		}
 	}
 	return ""
 }

@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kgen-dev/kgen/generated"
 	"github.com/kgen-dev/kgen/runtime/table"
@@ -67,5 +69,32 @@ func VulkanDevice(info vulkan.DeviceInfo) (Device, error) {
 		Backend: "vulkan", Arch: class, Name: info.Name, Wave: int(info.SubgroupSize), ComputeUnits: a.ComputeUnits,
 		SharedMemory: int(info.MaxSharedMemory), MaxWorkgroup: int(info.MaxWorkgroupInvocations), MinSubgroup: min,
 		Driver: fmt.Sprintf("%s %s (0x%x)", info.DriverName, info.DriverInfo, info.DriverVersion),
+		Lacks:  strings.Join(vulkan.LackedFeatures(info), ","),
 	}, nil
 }
+
+// blobFeatures lists the device features v's SPIR-V blob needs (its
+// capabilities, vulkan.MissingFeatures on a device with none), memoized per
+// artifact; a blob that cannot be read needs nothing here (loading it fails
+// later with the reason).
+func blobFeatures(v *table.Variant) []string {
+	if v.Backend != "vulkan" || v.Artifact == nil {
+		return nil
+	}
+	if f, ok := blobFeatureMemo.Load(v.Artifact.Path); ok {
+		return f.([]string)
+	}
+	b, err := SPIRV(v)
+	if err != nil || len(b)%4 != 0 {
+		return nil
+	}
+	code := make([]uint32, len(b)/4)
+	for k := range code {
+		code[k] = binary.LittleEndian.Uint32(b[4*k:])
+	}
+	f := vulkan.MissingFeatures(vulkan.DeviceInfo{}, code)
+	blobFeatureMemo.Store(v.Artifact.Path, f)
+	return f
+}
+
+var blobFeatureMemo sync.Map

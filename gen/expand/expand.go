@@ -60,6 +60,7 @@ func Env(s *spec.Spec, a *spec.Arch, params map[string]string) expr.MapEnv {
 	vars["compute_units"] = expr.Int(int64(a.ComputeUnits))
 	vars["shared_memory"] = expr.Int(int64(a.SharedMemory))
 	vars["target"] = expr.Str(a.Target)
+	vars["int_dot"] = expr.Str(a.IntDot)
 	return expr.MapEnv{Vars: vars, Funcs: DtypeFuncs(s)}
 }
 

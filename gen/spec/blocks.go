@@ -61,17 +61,24 @@ func dtypeBlocks(name string, d *rawDtype, at func(string) Pos) (wblock, ablock 
 	return wblock, ablock, nil
 }
 
-// IntDots are the int_dot values of hip archs, by target.
-var IntDots = map[string][]string{"amdgcn": {"sdot4", "sudot4"}, "cuda": {"dp4a"}}
+// IntDots are the int_dot values of hip archs, by target, and of Vulkan
+// device classes (target ""): khr is SPV_KHR_integer_dot_product's OpSDot
+// on 4 x 8-bit packed operands (emitted through GL_EXT_spirv_intrinsics;
+// the device needs shaderIntegerDotProduct, core in Vulkan 1.3).
+var IntDots = map[string][]string{"amdgcn": {"sdot4", "sudot4"}, "cuda": {"dp4a"}, "": {"khr"}}
 
 // intDot validates an arch's int_dot: a hip arch's 4 x int8 dot-product
-// instruction, or "" (none: the kernels use plain integer math).
+// instruction, a Vulkan class's (khr), or "" (none: the kernels use plain
+// integer math).
 func intDot(backend, target, v string, p Pos) (string, error) {
 	if v == "" {
 		return "", nil
 	}
 	if backend != BackendHIP {
-		return "", &Error{p, "int_dot is for hip archs; the Vulkan shaders use plain integer math (glslang 12 has no GL_EXT_integer_dot_product)"}
+		target = ""
+		if v != "khr" {
+			return "", &Error{p, fmt.Sprintf("int_dot %q for a vulkan device class; allowed: khr (SPV_KHR_integer_dot_product) (or none)", v)}
+		}
 	}
 	allowed := IntDots[target]
 	sort.Strings(allowed)

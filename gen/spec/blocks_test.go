@@ -23,7 +23,7 @@ func TestBlockDtypesAndIntDot(t *testing.T) {
 	if d := s.Dtypes["bf16"]; d.WeightBlock != 1 || d.ActBlock != 1 {
 		t.Errorf("bf16: blocks %d, %d; want 1, 1", d.WeightBlock, d.ActBlock)
 	}
-	for arch, want := range map[string]string{"gfx90a": "sdot4", "gfx942": "sdot4", "gfx1100": "sudot4", "gfx1200": "sudot4", "sm90": "dp4a", "llvmpipe": ""} {
+	for arch, want := range map[string]string{"gfx90a": "sdot4", "gfx942": "sdot4", "gfx1100": "sudot4", "gfx1200": "sudot4", "sm90": "dp4a", "llvmpipe": "", "nvidia": "khr"} {
 		if a := s.Arch(arch); a == nil || a.IntDot != want {
 			t.Errorf("%s: int_dot %+v, want %q", arch, a, want)
 		}
@@ -35,7 +35,7 @@ func TestBlockDtypesAndIntDot(t *testing.T) {
 		{"side", "kernels.yaml", q4, strings.Replace(q4, "act: q8_1, ", "act: q8_0, ", 1), `act "q8_0" is not an activation format`},
 		{"element block", "kernels.yaml", q4, q4 + "  f32b: {weight: f32, act: f32, weight_bytes: 4, act_bytes: 4, weight_block: 4}\n", "only block formats"},
 		{"scaled", "kernels.yaml", q4, strings.Replace(q4, "act_bytes: 36}", "act_bytes: 36, scaled: true}", 1), "block formats carry their own scales"},
-		{"vulkan", "archs/llvmpipe.yaml", "wave: 8\n", "wave: 8\nint_dot: sdot4\n", "int_dot is for hip archs"},
+		{"vulkan", "archs/llvmpipe.yaml", "wave: 8\n", "wave: 8\nint_dot: sdot4\n", `int_dot "sdot4" for a vulkan device class; allowed: khr`},
 		{"target", "archs/gfx1200.yaml", "int_dot: sudot4", "int_dot: dp4a", `int_dot "dp4a" for target amdgcn; allowed: sdot4, sudot4`},
 		{"cuda", "archs/sm90.yaml", "int_dot: dp4a", "int_dot: sdot4", `int_dot "sdot4" for target cuda; allowed: dp4a`},
 	} {

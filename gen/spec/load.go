@@ -635,8 +635,9 @@ var ArchNames = []string{"wave", "compute_units", "shared_memory"}
 
 // BuildArchNames are arch facts only constraints may use: they decide what
 // is generated, and the runtime never needs them ("target": amdgcn or cuda
-// for hip archs, "" for vulkan ones).
-var BuildArchNames = []string{"target"}
+// for hip archs, "" for vulkan ones; "int_dot": the arch's 4 x int8 dot
+// instruction, "" for none).
+var BuildArchNames = []string{"target", "int_dot"}
 
 func (l *loader) load() (*Spec, error) {
 	if err := l.checkTree(); err != nil {
@@ -890,6 +891,7 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 	}
 	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs, Values: stringValues(f)}
 	constraintDecl.Values["target"] = []string{"amdgcn", "cuda"}
+	constraintDecl.Values["int_dot"] = []string{"dp4a", "khr", "sdot4", "sudot4"}
 	for i, rr := range rf.Constraints {
 		r, err := l.rule(rr, constraintDecl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 			return b.Child("constraints").Index(uint(i)).Child("rule")

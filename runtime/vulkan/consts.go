@@ -34,6 +34,7 @@ const (
 	stPhysicalDeviceSubgroupProperties   = 1000094000
 	stPhysicalDeviceDriverProperties     = 1000196000
 	stPhysicalDeviceSubgroupSizeControlP = 1000225000
+	stPhysicalDeviceIntegerDotFeatures   = 1000280000
 )
 
 // VkResult values this package names (the full list is in errors.go).

@@ -112,6 +112,11 @@ func (d *Device) create() error {
 		f12.scalarBlockLayout = enable(pd.f12.scalarBlockLayout)
 		feats.pNext = unsafe.Pointer(f11)
 		f11.pNext = unsafe.Pointer(f12)
+		if d.info.APIVersion&^0xfff >= apiVersion13 && pd.idot != 0 {
+			idot := pin(&pn, &vkPhysicalDeviceShaderIntegerDotProductFeatures{sType: stPhysicalDeviceIntegerDotFeatures})
+			idot.shaderIntegerDotProduct = 1
+			f12.pNext = unsafe.Pointer(idot)
+		}
 	}
 	prio := pin(&pn, new(float32(1)))
 	queue := pin(&pn, &vkDeviceQueueCreateInfo{

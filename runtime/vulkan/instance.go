@@ -30,6 +30,7 @@ type physDevice struct {
 	core   vkPhysicalDeviceFeatures
 	f11    vkPhysicalDeviceVulkan11Features
 	f12    vkPhysicalDeviceVulkan12Features
+	idot   uint32 // shaderIntegerDotProduct (queried on Vulkan 1.3 only)
 }
 
 // DeviceInfo describes a physical device. Feature booleans say what the
@@ -56,6 +57,10 @@ type DeviceInfo struct {
 	ShaderFloat64, ShaderInt64             bool
 	SubgroupExtendedTypes                  bool // subgroup ops on 8/16/64-bit types (shaderSubgroupExtendedTypes)
 	ScalarBlockLayout                      bool
+	// IntegerDotProduct is shaderIntegerDotProduct (Vulkan 1.3 core): SPIR-V
+	// with capability DotProduct (OpSDot and kin) runs only where it is set.
+	// Queried and enabled on Vulkan 1.3 devices only.
+	IntegerDotProduct bool
 
 	MaxWorkgroupInvocations uint32
 	MaxWorkgroupSize        [3]uint32
@@ -238,12 +243,16 @@ func (i *Instance) describe(index int, h uintptr) (*physDevice, error) {
 		feats := pin(&pn, &vkPhysicalDeviceFeatures2{sType: stPhysicalDeviceFeatures2})
 		f11 := pin(&pn, &vkPhysicalDeviceVulkan11Features{sType: stPhysicalDeviceVulkan11Features})
 		f12 := pin(&pn, &vkPhysicalDeviceVulkan12Features{sType: stPhysicalDeviceVulkan12Features})
+		idot := pin(&pn, &vkPhysicalDeviceShaderIntegerDotProductFeatures{sType: stPhysicalDeviceIntegerDotFeatures})
 		if api >= apiVersion12 { // the VulkanXYFeatures structs are Vulkan 1.2
 			feats.pNext = unsafe.Pointer(f11)
 			f11.pNext = unsafe.Pointer(f12)
 		}
+		if api >= apiVersion13 { // integer dot products are core in 1.3
+			f12.pNext = unsafe.Pointer(idot)
+		}
 		i.fn.GetPhysicalDeviceFeatures2(h, feats)
-		pd.core, pd.f11, pd.f12 = feats.features, *f11, *f12
+		pd.core, pd.f11, pd.f12, pd.idot = feats.features, *f11, *f12, idot.shaderIntegerDotProduct
 		pd.f11.pNext, pd.f12.pNext = nil, nil // do not keep pointers into pinned memory
 	}
 	i.fn.GetPhysicalDeviceMemoryProperties(h, &pd.mem)
@@ -274,6 +283,7 @@ func (i *Instance) describe(index int, h uintptr) (*physDevice, error) {
 		ShaderInt64:             pd.core.shaderInt64 != 0,
 		SubgroupExtendedTypes:   pd.f12.shaderSubgroupExtendedTypes != 0,
 		ScalarBlockLayout:       pd.f12.scalarBlockLayout != 0,
+		IntegerDotProduct:       pd.idot != 0,
 	}
 	if int(base.deviceType) < len(deviceTypeNames) {
 		info.DeviceType = deviceTypeNames[base.deviceType]

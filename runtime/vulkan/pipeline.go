@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -26,6 +28,58 @@ type Pipeline struct {
 }
 
 const spirvMagic = 0x07230203
+
+// capFeatures maps SPIR-V capabilities to the device feature each needs
+// (the features OpenDevice enables when the device has them).
+var capFeatures = map[uint32]struct {
+	name string
+	have func(DeviceInfo) bool
+}{
+	9:    {"shaderFloat16", func(i DeviceInfo) bool { return i.ShaderFloat16 }},
+	10:   {"shaderFloat64", func(i DeviceInfo) bool { return i.ShaderFloat64 }},
+	11:   {"shaderInt64", func(i DeviceInfo) bool { return i.ShaderInt64 }},
+	22:   {"shaderInt16", func(i DeviceInfo) bool { return i.ShaderInt16 }},
+	39:   {"shaderInt8", func(i DeviceInfo) bool { return i.ShaderInt8 }},
+	4433: {"storageBuffer16BitAccess", func(i DeviceInfo) bool { return i.Storage16Bit }},
+	4448: {"storageBuffer8BitAccess", func(i DeviceInfo) bool { return i.Storage8Bit }},
+	6016: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProductInputAll
+	6017: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProductInput4x8Bit
+	6018: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProductInput4x8BitPacked
+	6019: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProduct
+}
+
+// LackedFeatures lists the features of capFeatures the device lacks, sorted.
+func LackedFeatures(info DeviceInfo) []string {
+	var out []string
+	for _, f := range capFeatures {
+		if !f.have(info) && !slices.Contains(out, f.name) {
+			out = append(out, f.name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MissingFeatures lists the device features the SPIR-V words' OpCapability
+// instructions need and the device lacks (see capFeatures), each once.
+func MissingFeatures(info DeviceInfo, code []uint32) []string {
+	var out []string
+	for k := 5; k < len(code); {
+		n, op := int(code[k]>>16), code[k]&0xffff
+		if n == 0 {
+			break
+		}
+		if op == 17 && n == 2 && k+1 < len(code) { // OpCapability
+			if f, ok := capFeatures[code[k+1]]; ok && !f.have(info) && !slices.Contains(out, f.name) {
+				out = append(out, f.name)
+			}
+		} else if op != 17 && op != 11 && op != 10 { // past the capabilities, extensions and imports
+			break
+		}
+		k += n
+	}
+	return out
+}
 
 // NewPipeline builds a compute pipeline from a SPIR-V module. The module is
 // checked for the SPIR-V magic number before it reaches the driver, since
@@ -50,6 +104,9 @@ func (d *Device) NewPipeline(spirv []byte, entry string, spec []SpecConst, numBu
 	code := make([]uint32, len(spirv)/4)
 	for k := range code {
 		code[k] = binary.LittleEndian.Uint32(spirv[4*k:])
+	}
+	if missing := MissingFeatures(d.info, code); len(missing) > 0 {
+		return nil, fmt.Errorf("vulkan: NewPipeline: the SPIR-V needs %s, which device %q lacks", strings.Join(missing, ", "), d.info.Name)
 	}
 
 	d.mu.Lock()

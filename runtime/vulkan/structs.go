@@ -321,6 +321,17 @@ type vkPhysicalDeviceVulkan11Features struct {
 	shaderDrawParameters               uint32
 }
 
+// vkPhysicalDeviceShaderIntegerDotProductFeatures mirrors C
+// VkPhysicalDeviceShaderIntegerDotProductFeatures (24 bytes; Vulkan 1.3 core,
+// VK_KHR_shader_integer_dot_product before).
+type vkPhysicalDeviceShaderIntegerDotProductFeatures struct {
+	sType                   uint32
+	_                       [4]byte
+	pNext                   unsafe.Pointer
+	shaderIntegerDotProduct uint32
+	_                       [4]byte
+}
+
 // vkPhysicalDeviceVulkan12Features mirrors C VkPhysicalDeviceVulkan12Features (208 bytes).
 type vkPhysicalDeviceVulkan12Features struct {
 	sType                                              uint32
