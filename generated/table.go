@@ -16467,7 +16467,53 @@ var Archs = []table.Arch{
 		Backend:      "hip",
 		ComputeUnits: 132,
 		Doc:          "NVIDIA Hopper (H100/H200) via nvcc",
-		Name:         "sm90",
+		Model: []table.Const{{
+			Name:  "acc_ns",
+			Value: int64(44),
+		}, {
+			Name:  "acc_regs",
+			Value: int64(6),
+		}, {
+			Name:  "bytes_per_us",
+			Value: int64(1861357),
+		}, {
+			Name:  "iter_ns",
+			Value: int64(122),
+		}, {
+			Name:  "launch_ns",
+			Value: int64(2380),
+		}, {
+			Name:  "load_ps",
+			Value: int64(4),
+		}, {
+			Name:  "mma_bytes_per_us",
+			Value: int64(8807339),
+		}, {
+			Name:  "mma_iter_ns",
+			Value: int64(592),
+		}, {
+			Name:  "mma_ld_ps",
+			Value: int64(22),
+		}, {
+			Name:  "mma_red_ps",
+			Value: int64(6),
+		}, {
+			Name:  "mma_wg_ns",
+			Value: int64(14),
+		}, {
+			Name:  "red_ps",
+			Value: int64(3),
+		}, {
+			Name:  "spill_bytes_per_us",
+			Value: int64(11243413),
+		}, {
+			Name:  "split_ps",
+			Value: int64(174),
+		}, {
+			Name:  "wg_ns",
+			Value: int64(6),
+		}},
+		Name: "sm90",
 		Prefer: []table.FamilyRules{{
 			Family: "gemv",
 			Rules: []table.Rule{{
@@ -16534,7 +16580,38 @@ var Archs = []table.Arch{
 		ComputeUnits: 132,
 		Doc:          "NVIDIA GPUs (Vulkan), subgroup 32",
 		DriverName:   "",
-		Name:         "nvidia",
+		Model: []table.Const{{
+			Name:  "acc_ns",
+			Value: int64(286),
+		}, {
+			Name:  "acc_regs",
+			Value: int64(8),
+		}, {
+			Name:  "bytes_per_us",
+			Value: int64(22712054),
+		}, {
+			Name:  "iter_ns",
+			Value: int64(1002),
+		}, {
+			Name:  "launch_ns",
+			Value: int64(3367),
+		}, {
+			Name:  "load_ps",
+			Value: int64(12),
+		}, {
+			Name:  "red_ps",
+			Value: int64(42),
+		}, {
+			Name:  "spill_bytes_per_us",
+			Value: int64(1000000),
+		}, {
+			Name:  "split_ps",
+			Value: int64(434),
+		}, {
+			Name:  "wg_ns",
+			Value: int64(6),
+		}},
+		Name: "nvidia",
 		Prefer: []table.FamilyRules{{
 			Family: "gemv",
 			Rules: []table.Rule{{
@@ -16544,17 +16621,8 @@ var Archs = []table.Arch{
 				Expr: "16 / (pack * bytes(dtype))",
 				Why:  "widest load first (16 bytes)",
 			}, {
-				Expr: "(layout == \"subgroup\") != (n >= 100000 && (m == 1 || m == 8))",
-				Why:  "NVIDIA Vulkan: a subgroup per row on 100k+-row LM heads at one or eight tokens, a workgroup per row group elsewhere",
-			}, {
-				Expr: "layout == \"splitk\"",
-				Why:  "NVIDIA Vulkan: split-K never won",
-			}, {
-				Expr: "(rows - 1 - (m >= 2 && n >= 1500 || layout == \"subgroup\")) * (rows - 1 - (m >= 2 && n >= 1500 || layout == \"subgroup\"))",
-				Why:  "NVIDIA Vulkan: one row per workgroup at one token or under 1500 rows, else two",
-			}, {
-				Expr: "wg != 64 + 64 * (n < 1500)",
-				Why:  "NVIDIA Vulkan: 64 lanes, 128 under 1500 rows",
+				Expr: "launch_ns + max(cdiv(cdiv(n, rows) * splits, compute_units * min(32, 2048 / (wg + (wg == 0) * rows * wave))) * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ns + wg_ns + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * acc_ns), n * k * bytes(dtype) * 1000 / bytes_per_us + (n * k / pack * (tokens + (rows - (layout == \"subgroup\") * (rows - 1))) / (rows - (layout == \"subgroup\") * (rows - 1)) * load_ps + n * (wg + (wg == 0) * rows * wave) * tokens * red_ps) / (compute_units * 100) + ((rows - (layout == \"subgroup\") * (rows - 1)) * tokens > acc_regs) * n * k * bytes(dtype) * 1000 / spill_bytes_per_us) + (splits > 1) * splits * m * n * split_ps / 1000",
+				Why:  "NVIDIA Vulkan: the model's predicted time in ns (model: above)",
 			}},
 		}, {
 			Family: "mmvq",

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -247,6 +248,9 @@ func rulesFor(fam *table.Family, arch string) (*compiled, error) {
 		return nil, err
 	}
 	rs := append(append([]table.Rule{}, archPrefer(arch, fam.Name)...), fam.Prefer...)
+	for _, m := range archModel(arch) {
+		names[m.Name] = true // prefer keys only
+	}
 	if c.prefer, err = parseRules(rs, names); err != nil {
 		return nil, err
 	}
@@ -311,10 +315,64 @@ type evalEnv struct {
 	// native is 1 when the variant is of the device's own arch or class
 	// (verification cases).
 	native int64
+	// model holds the device arch's model constants (its prefer keys use
+	// them by name).
+	model []table.Const
 }
 
 func newEnv(op Op, dev Device, v *table.Variant) *evalEnv {
-	return &evalEnv{op: op, dev: &dev, v: v}
+	return &evalEnv{op: op, dev: &dev, v: v, model: archModel(dev.Arch)}
+}
+
+// archModel returns an arch's model constants (nil for none).
+func archModel(arch string) []table.Const {
+	for i := range generated.Archs {
+		if generated.Archs[i].Name == arch {
+			return generated.Archs[i].Model
+		}
+	}
+	return nil
+}
+
+// ModelConsts returns the model constants of an arch's file (templates/archs
+// model:), which its prefer keys use by name; nil when it has none.
+func ModelConsts(arch string) []table.Const { return append([]table.Const(nil), archModel(arch)...) }
+
+// PreferRules returns the prefer keys Select applies for a family on an
+// arch, in order: the arch's, then the family's.
+func PreferRules(arch, family string) ([]table.Rule, error) {
+	fam, err := familyRules(family)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]table.Rule{}, archPrefer(arch, family)...), fam.Prefer...), nil
+}
+
+// ModelKeys returns the indices, among PreferRules(arch, family), of the
+// keys that use the arch's model constants (predicted times).
+func ModelKeys(arch, family string) []int {
+	rs, err := PreferRules(arch, family)
+	if err != nil {
+		return nil
+	}
+	model := archModel(arch)
+	var out []int
+	for i, r := range rs {
+		e, err := expr.ParseTrusted(r.Expr)
+		if err != nil {
+			continue
+		}
+	names:
+		for _, n := range e.Names() {
+			for _, c := range model {
+				if c.Name == n {
+					out = append(out, i)
+					break names
+				}
+			}
+		}
+	}
+	return out
 }
 
 // setLet binds a let (or grid_x); at most 12 per contract.
@@ -361,6 +419,11 @@ func (e *evalEnv) Lookup(name string) (expr.Value, bool) {
 				return expr.Str(p.S), true
 			}
 			return expr.Int(p.I), true
+		}
+	}
+	for _, c := range e.model {
+		if c.Name == name {
+			return expr.Int(c.Value), true
 		}
 	}
 	return expr.Value{}, false
@@ -578,13 +641,30 @@ func reasons(win Candidate, eligible []Candidate, fam *table.Family, dev Device)
 		return append(out, "the only eligible variant")
 	}
 	next := eligible[1]
+	label := keyLabels(dev.Arch, fam.Name, rs)
 	for i, r := range rs {
 		if win.Keys[i] != next.Keys[i] {
-			out = append(out, fmt.Sprintf("preferred over %s by %q: %s (%d < %d)", next.Variant.Name, r.Expr, r.Why, win.Keys[i], next.Keys[i]))
+			out = append(out, fmt.Sprintf("preferred over %s by %s: %s (%d < %d)", next.Variant.Name, label[i], r.Why, win.Keys[i], next.Keys[i]))
 			return out
 		}
 	}
 	return append(out, fmt.Sprintf("ties with %s on every preference key; the name decides", next.Variant.Name))
+}
+
+// keyLabels names prefer keys in explanations: the quoted rule, or for a
+// key using the arch's model constants (a long formula) "the model's
+// predicted time (key N)".
+func keyLabels(arch, family string, rs []table.Rule) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = strconv.Quote(r.Expr)
+	}
+	for _, i := range ModelKeys(arch, family) {
+		if i < len(out) {
+			out[i] = fmt.Sprintf("the model's predicted time (prefer key %d)", i+1)
+		}
+	}
+	return out
 }
 
 // LostBy says why an eligible candidate lost to the winner: the first
@@ -604,9 +684,10 @@ func (c *Choice) LostBy(cand Candidate) string {
 			win = x
 		}
 	}
+	label := keyLabels(c.Device.Arch, c.Op.Family, rs)
 	for i, r := range rs {
 		if i < len(cand.Keys) && cand.Keys[i] != win.Keys[i] {
-			return fmt.Sprintf("lost on %q (%s): %d vs %d", r.Expr, r.Why, cand.Keys[i], win.Keys[i])
+			return fmt.Sprintf("lost on %s (%s): %d vs %d", label[i], r.Why, cand.Keys[i], win.Keys[i])
 		}
 	}
 	return "tied on every key; lost on name order"

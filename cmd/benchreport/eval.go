@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	kruntime "github.com/kgen-dev/kgen/runtime"
 )
@@ -30,8 +31,14 @@ type evalFile struct {
 // in the case's times; a pick that was not timed is unknown and listed).
 // Cases without times are counted as skipped.
 func evaluate(w io.Writer, paths []string, family string) error {
+	return evaluateSkip(w, paths, family, nil)
+}
+
+// evaluateSkip is evaluate leaving out the cases of the models in skip.
+func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bool) error {
 	type tally struct {
 		within, slower, skipped int
+		worst                   float64
 		unknown, slow           []string
 	}
 	tallies := map[string]*tally{}
@@ -57,6 +64,9 @@ func evaluate(w io.Writer, paths []string, family string) error {
 			backends = append(backends, key)
 		}
 		for _, r := range f.Results {
+			if skip[r.Model] {
+				continue
+			}
 			if len(r.Times) == 0 {
 				t.skipped++
 				continue
@@ -75,6 +85,9 @@ func evaluate(w io.Writer, paths []string, family string) error {
 				continue
 			}
 			us, ok := r.Times[ch.Heuristic.Name]
+			if ok {
+				t.worst = max(t.worst, us/best)
+			}
 			switch {
 			case !ok:
 				t.unknown = append(t.unknown, fmt.Sprintf("%s: picks %s, not timed", label, ch.Heuristic.Name))
@@ -91,10 +104,18 @@ func evaluate(w io.Writer, paths []string, family string) error {
 		t := tallies[k]
 		known := t.within + t.slower
 		fmt.Fprintf(w, "%s: current heuristic within 10%% of tuned in %d of %d cases", k, t.within, known)
+		if len(skip) > 0 {
+			var ms []string
+			for m := range skip {
+				ms = append(ms, m)
+			}
+			sort.Strings(ms)
+			fmt.Fprintf(w, " (without %s)", strings.Join(ms, ", "))
+		}
 		if known > 0 {
 			fmt.Fprintf(w, " (%.0f%%)", 100*float64(t.within)/float64(known))
 		}
-		fmt.Fprintf(w, "; %d unknown, %d without times\n", len(t.unknown), t.skipped)
+		fmt.Fprintf(w, "; worst x%.3f; %d unknown, %d without times\n", t.worst, len(t.unknown), t.skipped)
 		for _, s := range t.slow {
 			fmt.Fprintln(w, "  slower  "+s)
 		}

@@ -98,13 +98,40 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "markdown output")
 	eval := flag.Bool("eval", false, "evaluate the current heuristic on the model-suite cases of the JSON files given as arguments")
 	family := flag.String("family", "gemv", "-eval: the family of results that do not name theirs (files from before gen bench recorded it)")
+	fit := flag.Bool("fit", false, "fit the arch's model constants (templates/archs/*.yaml model:) on all cases of the JSON files given as arguments and print them")
+	loo := flag.Bool("loo", true, "-eval: also score the arch's model keys leaving one model out (fit on the others, score the held-out one)")
+	init := flag.String("init", "", "-fit, -eval: start the fit from these constants (name=value,...) instead of the committed ones")
+	exclude := flag.String("exclude-models", "", "-eval: leave these models' cases (comma-separated) out of the committed heuristic's score (e.g. the ones its keys were fitted on)")
+	detail := flag.Bool("v", false, "-eval: list every held-out case the model picks more than 10% slow")
 	flag.Parse()
-	if *eval {
+	if *eval || *fit {
 		if flag.NArg() == 0 {
-			log.Fatal("-eval: give gen bench JSON files")
+			log.Fatal("-eval, -fit: give gen bench JSON files")
 		}
-		if err := evaluate(os.Stdout, flag.Args(), *family); err != nil {
-			log.Fatal(err)
+		skip := map[string]bool{}
+		for _, m := range strings.Split(*exclude, ",") {
+			if m != "" {
+				skip[m] = true
+			}
+		}
+		if *eval {
+			if err := evaluateSkip(os.Stdout, flag.Args(), *family, skip); err != nil {
+				log.Fatal(err)
+			}
+		}
+		if *fit || *loo {
+			sets, err := loadFitSets(flag.Args(), *family)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if *fit {
+				err = fitReport(os.Stdout, sets, *init)
+			} else {
+				err = looReport(os.Stdout, sets, *init, *detail)
+			}
+			if err != nil {
+				log.Fatal(err)
+			}
 		}
 		return
 	}

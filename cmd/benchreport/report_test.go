@@ -46,7 +46,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"cuda (sm90): current heuristic within 10% of tuned in 1 of 2 cases (50%); 1 unknown, 1 without times\n",
+		"cuda (sm90): current heuristic within 10% of tuned in 1 of 2 cases (50%); worst x1.200; 1 unknown, 1 without times\n",
 		"  slower  m/slower gemv bf16 m=1 n=4096 k=4096: picks " + pick + " 12.0 us, fastest 10.0 us (+20%)\n",
 		"  unknown m/unknown gemv bf16 m=1 n=4096 k=4096: picks " + pick + ", not timed\n",
 	} {
@@ -61,7 +61,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	got = out.String()
 	for _, want := range []string{
-		"cuda (sm90): current heuristic within 10% of tuned in 1 of 1 cases (100%); 2 unknown, 1 without times\n",
+		"cuda (sm90): current heuristic within 10% of tuned in 1 of 1 cases (100%); worst x1.050; 2 unknown, 1 without times\n",
 		"  unknown m/slower nope bf16 m=1 n=4096 k=4096: unknown family \"nope\"\n",
 	} {
 		if !strings.Contains(got, want) {

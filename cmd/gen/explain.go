@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -157,6 +158,26 @@ func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.
 	for _, r := range ch.Reasons {
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
+	// Keys that use the arch's model constants are predicted times (ns):
+	// printed for every eligible candidate.
+	modelKeys := kruntime.ModelKeys(dev.Arch, op.Family)
+	predicted := func(c kruntime.Candidate) string {
+		if c.Excluded != "" || len(modelKeys) == 0 {
+			return ""
+		}
+		var parts []string
+		for _, i := range modelKeys {
+			if i < len(c.Keys) {
+				parts = append(parts, strconv.FormatInt(c.Keys[i], 10))
+			}
+		}
+		return " [model: predicted " + strings.Join(parts, ", ") + " ns]"
+	}
+	for _, c := range ch.Candidates {
+		if c.Variant == ch.Variant && len(modelKeys) > 0 {
+			fmt.Fprintf(w, "  model:%s\n", strings.TrimPrefix(strings.TrimSuffix(predicted(c), "]"), " [model:"))
+		}
+	}
 	eligible, excluded := 0, 0
 	for _, c := range ch.Candidates {
 		if c.Excluded == "" {
@@ -171,9 +192,9 @@ func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.
 			continue
 		}
 		if c.Variant == ch.Heuristic {
-			fmt.Fprintf(w, "  %s: the heuristic pick, replaced by the tuned one\n", c.Variant.Name)
+			fmt.Fprintf(w, "  %s: the heuristic pick, replaced by the tuned one%s\n", c.Variant.Name, predicted(c))
 			continue
 		}
-		fmt.Fprintf(w, "  %s: %s\n", c.Variant.Name, ch.LostBy(c))
+		fmt.Fprintf(w, "  %s: %s%s\n", c.Variant.Name, ch.LostBy(c), predicted(c))
 	}
 }

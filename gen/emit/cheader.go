@@ -121,8 +121,11 @@ func CHeader(s *spec.Spec, variants []*expand.Variant, artifactOf map[string]*Ar
 	}
 	p("  default: return 0;\n  }\n}\n\n")
 	cArithmetic(p)
-	// lets names the contract's lets in scope (C locals L_<name>).
+	// lets names the contract's lets in scope (C locals L_<name>); model
+	// the arch's model constants while its prefer keys are printed (they
+	// become literals).
 	var lets map[string]bool
+	var model *spec.Arch
 	cx := func(e *expr.Expr) string {
 		return e.CChecked("kg_", func(n string) string {
 			switch n {
@@ -135,6 +138,11 @@ func CHeader(s *spec.Spec, variants []*expand.Variant, artifactOf map[string]*Ar
 			}
 			if lets[n] {
 				return "L_" + n
+			}
+			if model != nil {
+				if v, ok := model.ModelValue(n); ok {
+					return fmt.Sprintf("%dLL", v)
+				}
 			}
 			return fmt.Sprintf("v->p[KG_P_%s]", n)
 		}, func(str string) string {
@@ -193,9 +201,11 @@ func CHeader(s *spec.Spec, variants []*expand.Variant, artifactOf map[string]*Ar
 				continue
 			}
 			p("  if (strcmp(d->arch, %q) == 0) {\n", a.Name)
+			model = a
 			for _, r := range rs {
 				p("    keys[i++] = %s;\n", cexpr(r))
 			}
+			model = nil
 			p("  }\n")
 		}
 		p("  while (i < %d) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */\n", maxArch)

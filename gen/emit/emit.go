@@ -283,6 +283,13 @@ func rules(f *jen.File, s *spec.Spec) {
 		if len(prefs) > 0 {
 			d[jen.Id("Prefer")] = jen.Index().Qual(tablePkg, "FamilyRules").Values(prefs...)
 		}
+		if len(a.Model) > 0 {
+			var cs []jen.Code
+			for _, c := range a.Model {
+				cs = append(cs, jen.Values(jen.Dict{jen.Id("Name"): jen.Lit(c.Name), jen.Id("Value"): jen.Lit(c.Value)}))
+			}
+			d[jen.Id("Model")] = jen.Index().Qual(tablePkg, "Const").Values(cs...)
+		}
 		archs = append(archs, jen.Values(d))
 	}
 	f.Comment("Archs holds every HIP arch and Vulkan device class (templates/archs).")

@@ -99,6 +99,9 @@ func addInt(xs []int64, x int64) []int64 {
 func ruleEnv(s *spec.Spec, a *spec.Arch, params map[string]string, p opPoint) expr.MapEnv {
 	env := Env(s, a, params)
 	delete(env.Vars, "target") // constraints only: selection never sees it
+	for _, c := range a.Model {
+		env.Vars[c.Name] = expr.Int(c.Value)
+	}
 	for _, n := range spec.OpNames {
 		v, _ := p.get(n)
 		env.Vars[n] = expr.Int(v)

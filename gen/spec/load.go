@@ -613,6 +613,7 @@ type rawArch struct {
 	Emit         map[string]map[string][]any `yaml:"emit"`
 	Match        *rawMatch                   `yaml:"match"`
 	Prefer       map[string][]*rawRule       `yaml:"prefer"`
+	Model        map[string]int64            `yaml:"model"`
 }
 
 type rawMatch struct {
@@ -1161,6 +1162,9 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 			}
 		}
 	}
+	if err := l.model(s, a, ra.Model, at); err != nil {
+		return nil, err
+	}
 	if len(ra.Prefer) > 0 {
 		a.Prefer = map[string][]*Rule{}
 	}
@@ -1181,6 +1185,9 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		for _, k := range append(append([]string{}, OpNames...), ArchNames...) {
 			names[k] = true
 		}
+		for _, c := range a.Model {
+			names[c.Name] = true
+		}
 		if len(ra.Prefer[fam]) > MaxPreferKeys {
 			return nil, &Error{at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("prefer").Child(fam) }), fmt.Sprintf("%d prefer keys for %s; at most %d", len(ra.Prefer[fam]), fam, MaxPreferKeys)}
 		}
@@ -1196,6 +1203,71 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		}
 	}
 	return a, nil
+}
+
+// MaxModelConsts bounds an arch's model constants; MaxModelValue their
+// magnitude (a predicted time in picoseconds of a 2^40-byte read stays far
+// from int64 overflow).
+const (
+	MaxModelConsts = 32
+	MaxModelValue  = 1 << 40
+)
+
+// model validates an arch's model constants: named integers its prefer
+// keys may use (a predicted time, lower wins), fitted offline by
+// `benchreport -fit`. A name must not be one rules already know (op, arch
+// facts, builtins, dtype functions, any family's parameters).
+func (l *loader) model(s *Spec, a *Arch, raw map[string]int64, at func(func(*yaml.PathBuilder) *yaml.PathBuilder) Pos) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	mpos := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("model") })
+	if len(raw) > MaxModelConsts {
+		return &Error{mpos, fmt.Sprintf("%d model constants; at most %d", len(raw), MaxModelConsts)}
+	}
+	taken := map[string]string{}
+	for _, k := range OpNames {
+		taken[k] = "an op field"
+	}
+	for _, k := range append(append([]string{}, ArchNames...), BuildArchNames...) {
+		taken[k] = "an arch fact"
+	}
+	for _, k := range append(append([]string{}, expr.Builtins...), expr.DtypeFuncNames...) {
+		taken[k] = "a function"
+	}
+	for _, k := range append(append([]string{"native", "grid_x"}, VerifyNames...), "lanes") {
+		if _, ok := taken[k]; !ok {
+			taken[k] = "a name launch contracts use"
+		}
+	}
+	for _, f := range s.Families {
+		for _, ax := range f.Axes {
+			if _, ok := taken[ax.Name]; !ok {
+				taken[ax.Name] = "a parameter of family " + f.Name
+			}
+			for _, d := range ax.Derive {
+				for k := range d {
+					if _, ok := taken[k]; !ok {
+						taken[k] = "a parameter of family " + f.Name
+					}
+				}
+			}
+		}
+	}
+	for _, name := range sortedKeys(raw) {
+		p := at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("model").Child(name) })
+		if !identRe.MatchString(name) {
+			return &Error{p, fmt.Sprintf("model constant %q: want a lower-case identifier matching %s", name, identRe)}
+		}
+		if what, ok := taken[name]; ok {
+			return &Error{p, fmt.Sprintf("model constant %q has the name of %s; pick another name", name, what)}
+		}
+		if v := raw[name]; v < 0 || v > MaxModelValue {
+			return &Error{p, fmt.Sprintf("model constant %s = %d; allowed: 0..%d (integers: nanoseconds, bytes per microsecond, ...)", name, v, int64(MaxModelValue))}
+		}
+		a.Model = append(a.Model, &ModelConst{Name: name, Value: raw[name], Pos: p})
+	}
+	return nil
 }
 
 // maxVariants sets f.MaxVariants from the family's max_variants key.

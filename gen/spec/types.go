@@ -135,8 +135,29 @@ type Arch struct {
 	// Prefer are arch-specific preference keys per family, applied before
 	// the family's own.
 	Prefer map[string][]*Rule
-	File   string
-	Pos    Pos
+	// Model are the arch's model constants, by name: integers its prefer
+	// keys may use by name (a predicted time's bandwidths and latencies),
+	// fitted offline (`benchreport -fit`).
+	Model []*ModelConst
+	File  string
+	Pos   Pos
+}
+
+// ModelConst is one named model constant of an arch.
+type ModelConst struct {
+	Name  string
+	Value int64
+	Pos   Pos
+}
+
+// ModelValue returns the arch's model constant of that name.
+func (a *Arch) ModelValue(name string) (int64, bool) {
+	for _, c := range a.Model {
+		if c.Name == name {
+			return c.Value, true
+		}
+	}
+	return 0, false
 }
 
 // Match identifies Vulkan devices of a class.

@@ -225,6 +225,15 @@ type Arch struct {
 	DriverName string
 	// Prefer keys per family, applied before the family's own.
 	Prefer []FamilyRules
+	// Model holds the arch's model constants (templates/archs model:), by
+	// name: integers its prefer keys use by name.
+	Model []Const
+}
+
+// Const is a named integer (an arch's model constant).
+type Const struct {
+	Name  string
+	Value int64
 }
 
 // FamilyRules are an arch's rules for one family.

@@ -1,0 +1,485 @@
+package main
+
+// The selection model's offline fitter and its out-of-sample scoring.
+//
+// An arch file may give model constants (templates/archs/*.yaml model:)
+// that its prefer keys use by name: a predicted time in nanoseconds,
+// lower wins. Select and kg_select evaluate those keys like any other.
+// -fit fits the constants to a run's JSON (every candidate's time), and
+// -eval scores the fitted keys leaving one model out at a time: fit on
+// the other models, score the picks on the held-out one. Nothing here
+// knows the model's formula: the constants are varied and the arch's keys
+// re-evaluated through runtime.Env with the trial values.
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/expr"
+	"github.com/kgen-dev/kgen/runtime/table"
+)
+
+// fitCand is one eligible candidate of a case that can still win whatever
+// the constants (it ties the best on every key before the first model key).
+type fitCand struct {
+	name string
+	us   float64 // measured time, 0 when not timed
+	keys []int64 // all prefer keys (model keys re-evaluated per trial)
+	env  expr.Env
+}
+
+// fitCase is one measured op.
+type fitCase struct {
+	model, label string
+	best         float64 // fastest measured time
+	cands        []fitCand
+}
+
+// fitSet is one run's cases (one backend and arch) with the arch's keys.
+type fitSet struct {
+	key, arch string
+	consts    []table.Const
+	rules     []*expr.Expr
+	modelKeys []int
+	cases     []fitCase
+}
+
+// overrideEnv is runtime.Env with the model constants replaced by trial
+// values.
+type overrideEnv struct {
+	inner expr.Env
+	over  map[string]int64
+}
+
+func (e *overrideEnv) Lookup(name string) (expr.Value, bool) {
+	if v, ok := e.over[name]; ok {
+		return expr.Int(v), true
+	}
+	return e.inner.Lookup(name)
+}
+
+func (e *overrideEnv) Call(fn string, arg expr.Value) (expr.Value, error) {
+	return e.inner.Call(fn, arg)
+}
+
+// loadFitSets reads runs' JSON into fit sets, one per backend and arch;
+// models filters the cases (nil: all).
+func loadFitSets(paths []string, family string) ([]*fitSet, error) {
+	sets := map[string]*fitSet{}
+	var order []string
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var f evalFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		dev, err := kruntime.ArchDevice(f.Arch)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		key := f.Backend + " (" + f.Arch + ")"
+		s := sets[key]
+		for _, r := range f.Results {
+			if len(r.Times) == 0 {
+				continue
+			}
+			fam := cmp.Or(r.Family, family)
+			if s == nil {
+				s = &fitSet{key: key, arch: f.Arch, consts: kruntime.ModelConsts(f.Arch)}
+				rs, err := kruntime.PreferRules(f.Arch, fam)
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range rs {
+					e, err := expr.ParseTrusted(r.Expr)
+					if err != nil {
+						return nil, err
+					}
+					s.rules = append(s.rules, e)
+				}
+				s.modelKeys = kruntime.ModelKeys(f.Arch, fam)
+				sets[key] = s
+				order = append(order, key)
+			}
+			op := kruntime.Op{Family: fam, Dtype: r.Dtype, M: r.M, N: r.N, K: r.K}
+			ch, err := kruntime.SelectWith(dev, op, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s %s: %w", r.Model, r.Layer, op, err)
+			}
+			c := fitCase{model: r.Model, label: fmt.Sprintf("%s/%s %s", r.Model, r.Layer, op)}
+			for _, us := range r.Times {
+				if c.best == 0 || us < c.best {
+					c.best = us
+				}
+			}
+			first := len(s.rules)
+			if len(s.modelKeys) > 0 {
+				first = s.modelKeys[0]
+			}
+			var elig []kruntime.Candidate
+			for _, x := range ch.Candidates {
+				if x.Excluded == "" {
+					elig = append(elig, x)
+				}
+			}
+			// Candidates is in preference order: the front is the
+			// candidates tying the first on the keys before the first
+			// model key.
+			for _, x := range elig {
+				if !equalKeys(x.Keys[:first], elig[0].Keys[:first]) {
+					break
+				}
+				env := kruntime.Env(op, dev, x.Variant)
+				c.cands = append(c.cands, fitCand{name: x.Variant.Name, us: r.Times[x.Variant.Name], keys: append([]int64(nil), x.Keys...), env: env})
+			}
+			s.cases = append(s.cases, c)
+		}
+	}
+	var out []*fitSet
+	for _, k := range order {
+		out = append(out, sets[k])
+	}
+	return out, nil
+}
+
+func equalKeys(a, b []int64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pick returns the candidate the keys choose under the constants vals
+// (in s.consts order).
+func (s *fitSet) pick(c *fitCase, vals []int64) *fitCand {
+	over := map[string]int64{}
+	for i, k := range s.consts {
+		over[k.Name] = vals[i]
+	}
+	var best *fitCand
+	var bestKeys []int64
+	keys := make([]int64, len(s.rules))
+	for i := range c.cands {
+		x := &c.cands[i]
+		env := &overrideEnv{inner: x.env, over: over}
+		copy(keys, x.keys)
+		ok := true
+		for _, ki := range s.modelKeys {
+			v, err := s.rules[ki].Eval(env)
+			if err != nil {
+				ok = false
+				break
+			}
+			keys[ki] = v.Int
+		}
+		if !ok {
+			continue
+		}
+		if best == nil || less(keys, bestKeys, x.name, best.name) {
+			best, bestKeys = x, append(bestKeys[:0], keys...)
+		}
+	}
+	return best
+}
+
+// predicted is the first model key of a candidate under vals (a time in
+// ns by convention), or -1.
+func (s *fitSet) predicted(x *fitCand, vals []int64) int64 {
+	if len(s.modelKeys) == 0 {
+		return -1
+	}
+	over := map[string]int64{}
+	for i, k := range s.consts {
+		over[k.Name] = vals[i]
+	}
+	v, err := s.rules[s.modelKeys[0]].Eval(&overrideEnv{inner: x.env, over: over})
+	if err != nil {
+		return -1
+	}
+	return v.Int
+}
+
+func less(a, b []int64, an, bn string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return an < bn
+}
+
+// score is how the picks under vals do on the cases.
+type score struct {
+	within, n, unmeasured int
+	worst, logSum         float64
+	slow                  []string
+}
+
+func (s *fitSet) score(cases []*fitCase, vals []int64, detail bool) score {
+	sc := score{worst: 1}
+	for _, c := range cases {
+		sc.n++
+		x := s.pick(c, vals)
+		if x == nil || x.us == 0 {
+			sc.unmeasured++
+			sc.logSum += math.Log(2)
+			if detail {
+				name := "nothing"
+				if x != nil {
+					name = x.name
+				}
+				sc.slow = append(sc.slow, fmt.Sprintf("%s: picks %s, not timed", c.label, name))
+			}
+			continue
+		}
+		r := x.us / c.best
+		sc.worst = max(sc.worst, r)
+		sc.logSum += math.Log(r)
+		if r <= 1.10 {
+			sc.within++
+		} else if detail {
+			sc.slow = append(sc.slow, fmt.Sprintf("%s: picks %s %.1f us, fastest %.1f us (x%.2f)", c.label, x.name, x.us, c.best, r))
+		}
+	}
+	return sc
+}
+
+// objective is lower-better: misses, then the mean log slowdown, then
+// slowdowns past 1.25x.
+func (s *fitSet) objective(cases []*fitCase, vals []int64) float64 {
+	var o float64
+	for _, c := range cases {
+		x := s.pick(c, vals)
+		r := 2.0
+		if x != nil && x.us > 0 {
+			r = x.us / c.best
+		}
+		if r > 1.10 {
+			o++
+		}
+		o += 3*math.Log(r) + 10*max(0, r-1.25)
+	}
+	return o
+}
+
+// regression is the squared log error of the predicted times (the first
+// model key, in ns) against the measured ones, over candidates within 2x
+// of their case's fastest.
+func (s *fitSet) regression(cases []*fitCase, vals []int64) float64 {
+	var e float64
+	for _, c := range cases {
+		for i := range c.cands {
+			x := &c.cands[i]
+			if x.us == 0 || x.us > 2*c.best {
+				continue
+			}
+			p := s.predicted(x, vals)
+			if p < 1 {
+				p = 1
+			}
+			d := math.Log(float64(p) / (x.us * 1000))
+			e += d * d
+		}
+	}
+	return e
+}
+
+// fit runs coordinate descent over the constants from init: first on the
+// regression error (the key is a predicted time), then on the picks.
+func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
+	vals := append([]int64(nil), init...)
+	vals = descend(vals, 4, func(v []int64) float64 { return s.regression(cases, v) })
+	return descend(vals, 3, func(v []int64) float64 { return s.objective(cases, v) })
+}
+
+// descend is multiplicative coordinate descent on integer constants >= 0.
+func descend(vals []int64, rounds int, f func([]int64) float64) []int64 {
+	best := f(vals)
+	for r := 0; r < rounds; r++ {
+		improved := false
+		for _, step := range []float64{2, 1.41, 1.19, 1.09} {
+			for i := range vals {
+				for _, mul := range []float64{step, 1 / step} {
+					v := vals[i]
+					nv := int64(math.Round(float64(v) * mul))
+					if nv == v {
+						nv = v + 1
+						if mul < 1 {
+							nv = v - 1
+						}
+					}
+					if nv < 0 || nv > 1<<40 {
+						continue
+					}
+					vals[i] = nv
+					if o := f(vals); o < best {
+						best, improved = o, true
+					} else {
+						vals[i] = v
+					}
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return vals
+}
+
+// initVals is the committed constants with -init's name=value overrides.
+func (s *fitSet) initVals(init string) ([]int64, error) {
+	vals := make([]int64, len(s.consts))
+	for i, c := range s.consts {
+		vals[i] = c.Value
+	}
+	if init == "" {
+		return vals, nil
+	}
+	for _, kv := range strings.Split(init, ",") {
+		name, v, ok := strings.Cut(kv, "=")
+		x, err := strconv.ParseInt(v, 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("-init %q: want name=integer,...", kv)
+		}
+		found := false
+		for i, c := range s.consts {
+			if c.Name == name {
+				vals[i], found = x, true
+			}
+		}
+		if !found && len(s.consts) > 0 {
+			return nil, fmt.Errorf("-init: %s has no model constant %q", s.arch, name)
+		}
+	}
+	return vals, nil
+}
+
+func (s *fitSet) all(skip map[string]bool) []*fitCase {
+	var out []*fitCase
+	for i := range s.cases {
+		if !skip[s.cases[i].model] {
+			out = append(out, &s.cases[i])
+		}
+	}
+	return out
+}
+
+func (s *fitSet) models() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range s.cases {
+		if !seen[c.model] {
+			seen[c.model] = true
+			out = append(out, c.model)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+// fitReport fits each set's model constants on all its cases and prints
+// them as arch-file lines, with the in-sample score.
+func fitReport(w io.Writer, sets []*fitSet, init string) error {
+	for _, s := range sets {
+		if len(s.modelKeys) == 0 {
+			fmt.Fprintf(w, "%s: no prefer key uses model constants (templates/archs/%s.yaml model:); nothing to fit\n", s.key, s.arch)
+			continue
+		}
+		iv, err := s.initVals(init)
+		if err != nil {
+			return err
+		}
+		vals := s.fit(s.all(nil), iv)
+		sc := s.score(s.all(nil), vals, false)
+		fmt.Fprintf(w, "%s: fitted on all %d cases of %d models; in-sample within 10%% in %d of %d (%.1f%%), worst x%.3f, %d picks not timed\n",
+			s.key, sc.n, len(s.models()), sc.within, sc.n, pct(sc.within, sc.n), sc.worst, sc.unmeasured)
+		fmt.Fprintf(w, "model:\n")
+		for i, c := range s.consts {
+			fmt.Fprintf(w, "  %s: %d\n", c.Name, vals[i])
+		}
+	}
+	return nil
+}
+
+// looReport scores the arch's model keys leaving one model out at a time:
+// for each model, fit on the others (from the committed constants, or
+// -init), score the held-out model's cases. Also prints the committed
+// constants' in-sample score for comparison.
+func looReport(w io.Writer, sets []*fitSet, init string, detail bool) error {
+	for _, s := range sets {
+		if len(s.modelKeys) == 0 {
+			continue
+		}
+		iv, err := s.initVals(init)
+		if err != nil {
+			return err
+		}
+		committed := make([]int64, len(s.consts))
+		for i, c := range s.consts {
+			committed[i] = c.Value
+		}
+		in := s.score(s.all(nil), committed, false)
+		fmt.Fprintf(w, "%s: committed model constants, in-sample: within 10%% in %d of %d (%.1f%%), worst x%.3f, %d picks not timed\n",
+			s.key, in.within, in.n, pct(in.within, in.n), in.worst, in.unmeasured)
+		var tot score
+		tot.worst = 1
+		var lines, slow []string
+		models := s.models()
+		scores := make([]score, len(models))
+		var wg sync.WaitGroup
+		sem := make(chan bool, runtime.GOMAXPROCS(0))
+		for i, m := range models {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- true
+				defer func() { <-sem }()
+				train := s.all(map[string]bool{m: true})
+				var test []*fitCase
+				for _, c := range s.all(nil) {
+					if c.model == m {
+						test = append(test, c)
+					}
+				}
+				scores[i] = s.score(test, s.fit(train, iv), detail)
+			}()
+		}
+		wg.Wait()
+		for i, m := range models {
+			sc := scores[i]
+			tot.within += sc.within
+			tot.n += sc.n
+			tot.unmeasured += sc.unmeasured
+			tot.worst = max(tot.worst, sc.worst)
+			lines = append(lines, fmt.Sprintf("  %-18s within 10%% in %3d of %3d, worst x%.3f", m, sc.within, sc.n, sc.worst))
+			slow = append(slow, sc.slow...)
+		}
+		fmt.Fprintf(w, "%s: leave-one-model-out (%d models): within 10%% in %d of %d (%.1f%%), worst x%.3f, %d picks not timed\n",
+			s.key, len(lines), tot.within, tot.n, pct(tot.within, tot.n), tot.worst, tot.unmeasured)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+		for _, l := range slow {
+			fmt.Fprintln(w, "    slower  "+l)
+		}
+	}
+	return nil
+}
