@@ -20,17 +20,17 @@ q1=$(bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv) || { 
 old=$!
 nvcc -O3 -arch=sm_90 -o /tmp/empty bench/empty-launch.cu &
 log "nvcc done"
-t 40 bin/gen verify --backend cuda --arch sm90 --module "$q,$q1" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
+t 30 bin/gen verify --backend cuda --arch sm90 --module "$q,$q1" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
 tail -n 3 "$r/verify-cuda.txt" | tee -a "$out/log.txt"
 wait $vk
 log "bench cuda"
-t 75 bin/gen bench --reps 10 --family quant_q8k,quant_q8_1 --backend cuda --module "$q,$q1" --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1
+t 60 bin/gen bench --reps 10 --family quant_q8k,quant_q8_1 --backend cuda --module "$q,$q1" --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1
 log "bench cuda exit $?"
 wait
 /tmp/empty | tee "$r/empty.txt" | tee -a "$out/log.txt"
 tail -n 2 "$r"/verify-vulkan-*.txt | tee -a "$out/log.txt"
 log "bench vulkan"
-t 60 bin/gen bench --reps 10 --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
+t 45 bin/gen bench --reps 10 --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
 log "bench vulkan exit $?"
 for d in nv old; do for c in /tmp/$d/*.cubin; do cuobjdump -sass "$c"; done > "$r/sass-$d.txt" 2>&1; done
 log "end"

@@ -136,13 +136,15 @@ func TestSelectQuant(t *testing.T) {
 		m, k   int
 		tile   string
 	}{
-		{"quant_q8k", 1, 4096, "wg"},        // 16 superblocks on 32 CUs: a workgroup each
-		{"quant_q8k", 8, 4096, "sg"},        // 128: 4 per CU
-		{"quant_q8k", 64, 4096, "multi"},    // 1024: 32 per CU
-		{"quant_q8_1", 1, 4096, "wg"},       // 128 blocks: 4 per CU
-		{"quant_q8_1", 1, 4100, "wg"},       // Q8_1 pads any K
-		{"quant_q8_1", 64, 4096, "multi"},   // 8192 blocks
-		{"quant_q8_1", 16, 4096, "sg"},      // 2048 blocks: 64 per CU
+		// The family default (the H200's fit): 4 subgroups a workgroup
+		// from m * k >= CUs * 4096 (Q8_K) or CUs * 65536 (Q8_1); 32 CUs.
+		{"quant_q8k", 1, 4096, "sg"},
+		{"quant_q8k", 8, 4096, "sg"},
+		{"quant_q8k", 64, 4096, "multi"},
+		{"quant_q8_1", 1, 4096, "sg"},
+		{"quant_q8_1", 1, 4100, "sg"}, // Q8_1 pads any K
+		{"quant_q8_1", 64, 4096, "sg"},
+		{"quant_q8_1", 512, 4096, "multi"},
 		{"quant_q8_1", 4096, 4096, "multi"}, // MoE-sized
 	} {
 		ch, err := SelectWith(dev, Op{Family: c.family, Dtype: "f16", M: c.m, N: 1, K: c.k}, nil)
