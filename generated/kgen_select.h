@@ -157,24 +157,24 @@ enum {
 KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"hip/gemv_gfx1100.hip", "5b0f7d8459bac5c91b4107bba575ad18b1de9fbe566137e6123e384db0659607"},
   {"hip/mmvq_gfx1100.hip", "21776f1aadbe71c41a029f0c0003991218247605fb1fe97126c91780a4d0b23d"},
-  {"hip/quant_q8_1_gfx1100.hip", "f299e3927ad1eeddb2ede804eaefb0075edcd7dbfa161b485d522790732d84ea"},
-  {"hip/quant_q8k_gfx1100.hip", "26b14e0014aadec0681d495decb21c3d214c2037ad76ba007eeb8f5ae4961b28"},
+  {"hip/quant_q8_1_gfx1100.hip", "41e86abda77ee3f63257e3a64003b5ea45fce7e6e671901f1c3feb3a9571c9d2"},
+  {"hip/quant_q8k_gfx1100.hip", "960717f021de6807f4b791db6024d2b68278bd7b5423ed395e355558481e1dc7"},
   {"hip/gemv_gfx1200.hip", "45d75eef856f8e8277662b3ea6af50d882996a0a2afcae7cd80fec49331ffe83"},
   {"hip/mmvq_gfx1200.hip", "14a0b2fa6c1458372449ef2b3c7b11e68c48d6c96e8b9bcf689665aaa97760cf"},
-  {"hip/quant_q8_1_gfx1200.hip", "fe95b691eab9f997863a384fabac8589d79188e1ec69bf09bfe8ea449f4f32b7"},
-  {"hip/quant_q8k_gfx1200.hip", "78d1c552d307374ee42c3da7d02da6054ee75fdaff4fa0015272b778b5ecb011"},
+  {"hip/quant_q8_1_gfx1200.hip", "3f52c61ac175d040a5d311d1c42164da514f84a0a9d690bce11e57a97d158304"},
+  {"hip/quant_q8k_gfx1200.hip", "7371a4210c869f76dd15b35a257e2c7c7dffd7aa804761c2f4d2a92418f97702"},
   {"hip/gemv_gfx90a.hip", "69d0bf872e4983ea4921fbd747d5c6543478c0fc20cb8943140b93676be7397d"},
   {"hip/mmvq_gfx90a.hip", "f951ada81dd53949167ab85543f1fafe7c0c2274f7a1e66533b0290152b73f81"},
-  {"hip/quant_q8_1_gfx90a.hip", "6d6d1ecdf4ad96d81cb8bbf86d63d84c63ddfe40963232ef53dad544de1f3ab7"},
-  {"hip/quant_q8k_gfx90a.hip", "903e10d92ca0d1857dd7a7bef94b861761266073a19590db8f229c06505a345c"},
+  {"hip/quant_q8_1_gfx90a.hip", "bf8f9b6e118c93488fa32a282184a074e1f0b2185af3573520255ce8f17a55f9"},
+  {"hip/quant_q8k_gfx90a.hip", "5c0f4dd577ee0598dd1b554f0e177773de60e0b44432bfce699e9c8f68952f98"},
   {"hip/gemv_gfx942.hip", "87a38abebe6aa4fe60077c631793c872ea1d5a074d6f8a37f375674f91bad26f"},
   {"hip/mmvq_gfx942.hip", "f2b47239666177183c58d364ec1d4cd5d299a5fb7a5781b534cba1f949b9d473"},
-  {"hip/quant_q8_1_gfx942.hip", "fe325630d88d1173dea060835d5242630e32be4ef61cc9c614fc842365200a8e"},
-  {"hip/quant_q8k_gfx942.hip", "50caa43ad402e3afc4532da464e5a10ca0e3440e3ce8ac988f50f70a4a9e99df"},
+  {"hip/quant_q8_1_gfx942.hip", "4b2c30d6490897f77dd02681cba97f432807318695a75e514eda192881ea3bf2"},
+  {"hip/quant_q8k_gfx942.hip", "21fe12e6dc040a8a82d6bfd88d4a8e470735d9b172065e9b5439f89683c3738d"},
   {"hip/gemv_sm90.hip", "e2d2cce8ed0faea192302a62dd4905a695a7252cfd3dcab26ba4a949e49d6c80"},
   {"hip/mmvq_sm90.hip", "232605a317e0e8b130c4042f5ba02a7a17662afca361a2d728d689d6054b7b45"},
-  {"hip/quant_q8_1_sm90.hip", "d3f5d188ad85afe4519d784586a609006d5ebab02236ec947b473fdea9cb01b9"},
-  {"hip/quant_q8k_sm90.hip", "76e269f2b6cafbbce82e6dfca1cfe3af5491d7b73dd8bc276f363a407437976e"},
+  {"hip/quant_q8_1_sm90.hip", "09ffcf24cacc2441e00e249811768919b37f596c5001ded300fbbdfb80dbd8b9"},
+  {"hip/quant_q8k_sm90.hip", "73a4cbba719ac3d8226db65b6d0f6dfcb5d94d673ee249bc3710a483b65056a7"},
   {"spirv/gemv_bf16_p1_subgroup.spv", "5be86ef10a3e0fd1c4c42314382ddcafce8298ad154bc7c78e7ff6108e39032e"},
   {"spirv/gemv_bf16_p1_splitk.spv", "c4127994e27011ff8e5da79fdaa2cacb19de7249934bacad994a5c8c9ca44c6c"},
   {"spirv/gemv_bf16_p1_workgroup.spv", "e8480b1b2c92adef3852114a51b933162eaad6d0babe44c7870c14d70a951426"},
@@ -241,24 +241,24 @@ KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"spirv/mmvq_q8_0_subgroup_int.spv", "26c124367d4bd0d79faf6948d37bff683a715c2f74427258d038770a4891f318"},
   {"spirv/mmvq_q8_0_splitk_int.spv", "197368078169047a3b6a19ce5cc2e73a35422747f152201e84d3396a9468b31b"},
   {"spirv/mmvq_q8_0_workgroup_int.spv", "5c181e7fc1e6dc24e3fdaf6deb8dfd50288ca445167894040dd83a29c4e1eda2"},
-  {"spirv/quant_q8_1_bf16_subgroup.spv", "cc9c3c4235f57f81c2f04f23278205663558b1f84cd3442def38db76e8e1b868"},
+  {"spirv/quant_q8_1_bf16_subgroup.spv", "a23ce944db46ea34bead45bb91a2ee1d72bcc31b3723f940d823ba5a3615b10f"},
   {"spirv/quant_q8_1_bf16_thread.spv", "6fbc11e38f4243e15940964e250575033f3490efcbdaaea539df1ee5b06f7dd6"},
-  {"spirv/quant_q8_1_bf16_workgroup.spv", "6cf0b76a2457145d88c14d5d88544c6a217fa419dd9e131d13632be031202ec3"},
-  {"spirv/quant_q8_1_f16_subgroup.spv", "a9ddd5788058e8caecefe4ad926804284cb905ca839f14a8cfb0f03b953811d1"},
+  {"spirv/quant_q8_1_bf16_workgroup.spv", "a23ce944db46ea34bead45bb91a2ee1d72bcc31b3723f940d823ba5a3615b10f"},
+  {"spirv/quant_q8_1_f16_subgroup.spv", "aaddeea59d73c08a4d94aaa5106b1ccc79f05bb45ce0789c9dacf20bde6d1f89"},
   {"spirv/quant_q8_1_f16_thread.spv", "a204cb7959b1e0a6e7ad5c38054c0b7ec98c01ba80626be2cdb54dee1f75f335"},
-  {"spirv/quant_q8_1_f16_workgroup.spv", "1059ae9f81ad6ea04e15ed5653253f54178f4c43249738a905e9a553fd607118"},
-  {"spirv/quant_q8_1_f32_subgroup.spv", "16c1dcc37b720dcc253112ab46aa05ecf55370d44766f82fc4ec015d6ce62ce4"},
+  {"spirv/quant_q8_1_f16_workgroup.spv", "aaddeea59d73c08a4d94aaa5106b1ccc79f05bb45ce0789c9dacf20bde6d1f89"},
+  {"spirv/quant_q8_1_f32_subgroup.spv", "5bd7ba5b55c1ab3e5a092ad2148a74c6818b2a1fd09f502b655f9fa5bc63a165"},
   {"spirv/quant_q8_1_f32_thread.spv", "ccdb3092756386f27a7194d7c0f92da7045c9b1d3cbfb07825ae70fb57fe8e80"},
-  {"spirv/quant_q8_1_f32_workgroup.spv", "38100649fac416d75bb85e9540042996dbbd8cafd8b0187f0337f1fdf4bde789"},
-  {"spirv/quant_q8k_bf16_subgroup.spv", "0ed12002a85ef746148c2b88ebe60fce0afe0798078e51951eda9951d678e041"},
-  {"spirv/quant_q8k_bf16_thread.spv", "c086ad03c1143c5354e3dee05abd3e7dfce5d6e7f1a2be5ceba54f80142068b8"},
-  {"spirv/quant_q8k_bf16_workgroup.spv", "5d94fb62d4e7002a6bc52ab94acd0a10d27ebea64b3a2ca4e499106a038e0b51"},
-  {"spirv/quant_q8k_f16_subgroup.spv", "4f15ef66bf1bac20c42d4a5abfaafb5782514101e786e7ee7fda9464adbb7124"},
-  {"spirv/quant_q8k_f16_thread.spv", "e468d1534bcd6389c5df90eb80371b0f906a0da8e441600a2990ee5df7dda1a2"},
-  {"spirv/quant_q8k_f16_workgroup.spv", "f66af4182fd7984e205a4a31c02dea67c61a7e847f9174a785c72b1ab6be7f94"},
-  {"spirv/quant_q8k_f32_subgroup.spv", "3f227e8a160de9035500dec6d9e618e13c644a3d8bac969c80f7f3469e624b20"},
-  {"spirv/quant_q8k_f32_thread.spv", "268e6f9d1d2b4265b4209be5c29385de0610d2ba2066ec5f69cbfb973278835f"},
-  {"spirv/quant_q8k_f32_workgroup.spv", "39d33c5053305220a6316a5c80be7372e2e7783e2bd7e1272a67b5d7a9f63f63"},
+  {"spirv/quant_q8_1_f32_workgroup.spv", "5bd7ba5b55c1ab3e5a092ad2148a74c6818b2a1fd09f502b655f9fa5bc63a165"},
+  {"spirv/quant_q8k_bf16_subgroup.spv", "ca91c1714e882d4f2657102fbf52364e2b7e13fe778fd592505fc0f4f4e9e015"},
+  {"spirv/quant_q8k_bf16_thread.spv", "a2daef7d80f34d3c7edf8355b0c49aa92839ff832dc84b61a09df8ea454ac89b"},
+  {"spirv/quant_q8k_bf16_workgroup.spv", "ca91c1714e882d4f2657102fbf52364e2b7e13fe778fd592505fc0f4f4e9e015"},
+  {"spirv/quant_q8k_f16_subgroup.spv", "9205bcb05e84fc6d86af680b1214ea2092c9f0f05e9418bc0eff40d6f6641ace"},
+  {"spirv/quant_q8k_f16_thread.spv", "12c5d03d14562c3bff94c09da4e1acfc646fbe35c08d41ee966fdff9ef7f4a2f"},
+  {"spirv/quant_q8k_f16_workgroup.spv", "9205bcb05e84fc6d86af680b1214ea2092c9f0f05e9418bc0eff40d6f6641ace"},
+  {"spirv/quant_q8k_f32_subgroup.spv", "ed972ae0796075cab4ac08b4af02a07be1b4af565a8fff7721b248a4d930f9f6"},
+  {"spirv/quant_q8k_f32_thread.spv", "701c1ecfba261eb0a5ede682467340d7419d7f7b921564e44fb9b4971197d5dd"},
+  {"spirv/quant_q8k_f32_workgroup.spv", "ed972ae0796075cab4ac08b4af02a07be1b4af565a8fff7721b248a4d930f9f6"},
   {"spirv/mmvq_q4_k_subgroup_khr.spv", "bb808cf38f72e1d995aaf5be599a53c544233489124fb78c95360b0d4d1fe7f0"},
   {"spirv/mmvq_q4_k_splitk_khr.spv", "6950340839bb0315768dfc3f9d63fbed0edb8933110fd7160d9e30bfff679a89"},
   {"spirv/mmvq_q4_k_workgroup_khr.spv", "be2ad3c9f3b47f35f833c53ebaa486bcc4621ff9dd7bf6324bbcfe94c13dc675"},
@@ -13768,7 +13768,7 @@ static inline int kg_quant_q8_1_launch(const kg_variant* v, const kg_device* d, 
   (void)v; (void)d; (void)op;
   long long L_lanes = kg_add(v->p[KG_P_wg], kg_mul(kg_mul((v->p[KG_P_wg] == 0LL), v->p[KG_P_waves]), d->wave));
   long long L_blocks = kg_cdiv(op->k, 32LL);
-  long long L_per_group = kg_add(kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul(kg_mul((v->p[KG_P_layout] == KG_S_subgroup), v->p[KG_P_waves]), kg_div(d->wave, kg_min(d->wave, 32LL)))), kg_mul((v->p[KG_P_layout] == KG_S_workgroup), kg_div(L_lanes, kg_min(L_lanes, 32LL))));
+  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, 2LL)));
   l->workgroup = L_lanes;
   if (l->workgroup < 1 || l->workgroup > 1048576LL) return KG_OUT_OF_RANGE;
   long long n = kg_cdiv(kg_mul(op->m, L_blocks), L_per_group);
@@ -13805,7 +13805,7 @@ static inline int kg_quant_q8k_launch(const kg_variant* v, const kg_device* d, c
   (void)v; (void)d; (void)op;
   long long L_lanes = kg_add(v->p[KG_P_wg], kg_mul(kg_mul((v->p[KG_P_wg] == 0LL), v->p[KG_P_waves]), d->wave));
   long long L_blocks = kg_div(op->k, 256LL);
-  long long L_per_group = kg_add(kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul(kg_mul((v->p[KG_P_layout] == KG_S_subgroup), v->p[KG_P_waves]), kg_div(d->wave, kg_min(d->wave, 64LL)))), kg_mul((v->p[KG_P_layout] == KG_S_workgroup), kg_div(L_lanes, kg_min(L_lanes, 256LL))));
+  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, kg_min(d->wave, 16LL))));
   l->workgroup = L_lanes;
   if (l->workgroup < 1 || l->workgroup > 1048576LL) return KG_OUT_OF_RANGE;
   long long n = kg_cdiv(kg_mul(op->m, L_blocks), L_per_group);
@@ -13874,7 +13874,7 @@ static inline long long kg_quant_q8_1_workgroup(const kg_variant* v, const kg_de
   (void)v; (void)d; (void)op;
   long long L_lanes = kg_add(v->p[KG_P_wg], kg_mul(kg_mul((v->p[KG_P_wg] == 0LL), v->p[KG_P_waves]), d->wave)); (void)L_lanes;
   long long L_blocks = kg_cdiv(op->k, 32LL); (void)L_blocks;
-  long long L_per_group = kg_add(kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul(kg_mul((v->p[KG_P_layout] == KG_S_subgroup), v->p[KG_P_waves]), kg_div(d->wave, kg_min(d->wave, 32LL)))), kg_mul((v->p[KG_P_layout] == KG_S_workgroup), kg_div(L_lanes, kg_min(L_lanes, 32LL)))); (void)L_per_group;
+  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, 2LL))); (void)L_per_group;
   return L_lanes;
 }
 
@@ -13885,7 +13885,7 @@ static inline long long kg_quant_q8k_workgroup(const kg_variant* v, const kg_dev
   (void)v; (void)d; (void)op;
   long long L_lanes = kg_add(v->p[KG_P_wg], kg_mul(kg_mul((v->p[KG_P_wg] == 0LL), v->p[KG_P_waves]), d->wave)); (void)L_lanes;
   long long L_blocks = kg_div(op->k, 256LL); (void)L_blocks;
-  long long L_per_group = kg_add(kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul(kg_mul((v->p[KG_P_layout] == KG_S_subgroup), v->p[KG_P_waves]), kg_div(d->wave, kg_min(d->wave, 64LL)))), kg_mul((v->p[KG_P_layout] == KG_S_workgroup), kg_div(L_lanes, kg_min(L_lanes, 256LL)))); (void)L_per_group;
+  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, kg_min(d->wave, 16LL)))); (void)L_per_group;
   return L_lanes;
 }
 
@@ -14017,15 +14017,23 @@ static inline int kg_quant_q8_1_eligible(const kg_variant* v, const kg_op* op, c
   return 0;
 }
 
-#define KG_QUANT_Q8_1_NKEYS 4
+#define KG_QUANT_Q8_1_NKEYS 6
 static inline void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   (void)v; (void)op; (void)d;
-  while (i < 0) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
+  if (strcmp(d->arch, "sm90") == 0) {
+    keys[i++] = (v->p[KG_P_layout] == KG_S_thread);
+    keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 65536LL)));
+    keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
+  }
+  if (strcmp(d->arch, "nvidia") == 0) {
+    keys[i++] = (v->p[KG_P_layout] == KG_S_thread);
+    keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
+  }
+  while (i < 3) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_layout] == KG_S_thread); /* a lane per block is the baseline kept to measure against */
-  keys[i++] = kg_add(kg_mul((v->p[KG_P_tile] == KG_S_multi), (kg_mul(op->m, op->k) < kg_mul(d->compute_units, 4096LL))), kg_mul((v->p[KG_P_tile] != KG_S_multi), (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 4096LL)))); /* 128 or more blocks per compute unit: 4 subgroups per workgroup cut the workgroup count */
-  keys[i++] = kg_add(kg_mul((v->p[KG_P_tile] == KG_S_wg), (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 1024LL))), kg_mul((v->p[KG_P_tile] != KG_S_wg), (kg_mul(op->m, op->k) < kg_mul(d->compute_units, 1024LL)))); /* under 32 blocks per compute unit: 256-lane workgroups, one element per lane, as llama.cpp does */
-  keys[i++] = (v->p[KG_P_tile] != KG_S_sg); /* otherwise one subgroup per block */
+  keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 65536LL))); /* 4 subgroups per workgroup from 64Ki elements per compute unit, one below */
+  keys[i++] = (v->p[KG_P_tile] != KG_S_sg); /* otherwise a subgroup per workgroup */
 }
 
 /* Family quant_q8k. */
@@ -14049,15 +14057,24 @@ static inline int kg_quant_q8k_eligible(const kg_variant* v, const kg_op* op, co
   return 0;
 }
 
-#define KG_QUANT_Q8K_NKEYS 4
+#define KG_QUANT_Q8K_NKEYS 6
 static inline void kg_quant_q8k_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   (void)v; (void)op; (void)d;
-  while (i < 0) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
+  if (strcmp(d->arch, "sm90") == 0) {
+    keys[i++] = (v->p[KG_P_layout] == KG_S_thread);
+    keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 4096LL)));
+    keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
+  }
+  if (strcmp(d->arch, "nvidia") == 0) {
+    keys[i++] = (v->p[KG_P_layout] == KG_S_thread);
+    keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 4096LL)));
+    keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
+  }
+  while (i < 3) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_layout] == KG_S_thread); /* a lane per superblock is the baseline kept to measure against */
-  keys[i++] = kg_add(kg_mul((v->p[KG_P_tile] == KG_S_multi), (kg_mul(op->m, op->k) < kg_mul(d->compute_units, 2048LL))), kg_mul((v->p[KG_P_tile] != KG_S_multi), (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 2048LL)))); /* 8 or more superblocks per compute unit: 4 per workgroup cut the workgroup count */
-  keys[i++] = kg_add(kg_mul((v->p[KG_P_tile] == KG_S_wg), (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 512LL))), kg_mul((v->p[KG_P_tile] != KG_S_wg), (kg_mul(op->m, op->k) < kg_mul(d->compute_units, 512LL)))); /* under 2 superblocks per compute unit: a 256-lane workgroup each spreads them widest */
-  keys[i++] = (v->p[KG_P_tile] != KG_S_sg); /* otherwise one subgroup per superblock */
+  keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 4096LL))); /* 4 subgroups per workgroup from 4096 elements per compute unit, one below */
+  keys[i++] = (v->p[KG_P_tile] != KG_S_sg); /* otherwise a subgroup per workgroup */
 }
 
 /* Dense dtype index (kg_groups' third subscript); -1 for no dtype. */

@@ -21,24 +21,24 @@ var SPIRV embed.FS
 var Artifacts = [113]table.Artifact{
 	{Path: "hip/gemv_gfx1100.hip", SHA256: "5b0f7d8459bac5c91b4107bba575ad18b1de9fbe566137e6123e384db0659607"},
 	{Path: "hip/mmvq_gfx1100.hip", SHA256: "21776f1aadbe71c41a029f0c0003991218247605fb1fe97126c91780a4d0b23d"},
-	{Path: "hip/quant_q8_1_gfx1100.hip", SHA256: "f299e3927ad1eeddb2ede804eaefb0075edcd7dbfa161b485d522790732d84ea"},
-	{Path: "hip/quant_q8k_gfx1100.hip", SHA256: "26b14e0014aadec0681d495decb21c3d214c2037ad76ba007eeb8f5ae4961b28"},
+	{Path: "hip/quant_q8_1_gfx1100.hip", SHA256: "41e86abda77ee3f63257e3a64003b5ea45fce7e6e671901f1c3feb3a9571c9d2"},
+	{Path: "hip/quant_q8k_gfx1100.hip", SHA256: "960717f021de6807f4b791db6024d2b68278bd7b5423ed395e355558481e1dc7"},
 	{Path: "hip/gemv_gfx1200.hip", SHA256: "45d75eef856f8e8277662b3ea6af50d882996a0a2afcae7cd80fec49331ffe83"},
 	{Path: "hip/mmvq_gfx1200.hip", SHA256: "14a0b2fa6c1458372449ef2b3c7b11e68c48d6c96e8b9bcf689665aaa97760cf"},
-	{Path: "hip/quant_q8_1_gfx1200.hip", SHA256: "fe95b691eab9f997863a384fabac8589d79188e1ec69bf09bfe8ea449f4f32b7"},
-	{Path: "hip/quant_q8k_gfx1200.hip", SHA256: "78d1c552d307374ee42c3da7d02da6054ee75fdaff4fa0015272b778b5ecb011"},
+	{Path: "hip/quant_q8_1_gfx1200.hip", SHA256: "3f52c61ac175d040a5d311d1c42164da514f84a0a9d690bce11e57a97d158304"},
+	{Path: "hip/quant_q8k_gfx1200.hip", SHA256: "7371a4210c869f76dd15b35a257e2c7c7dffd7aa804761c2f4d2a92418f97702"},
 	{Path: "hip/gemv_gfx90a.hip", SHA256: "69d0bf872e4983ea4921fbd747d5c6543478c0fc20cb8943140b93676be7397d"},
 	{Path: "hip/mmvq_gfx90a.hip", SHA256: "f951ada81dd53949167ab85543f1fafe7c0c2274f7a1e66533b0290152b73f81"},
-	{Path: "hip/quant_q8_1_gfx90a.hip", SHA256: "6d6d1ecdf4ad96d81cb8bbf86d63d84c63ddfe40963232ef53dad544de1f3ab7"},
-	{Path: "hip/quant_q8k_gfx90a.hip", SHA256: "903e10d92ca0d1857dd7a7bef94b861761266073a19590db8f229c06505a345c"},
+	{Path: "hip/quant_q8_1_gfx90a.hip", SHA256: "bf8f9b6e118c93488fa32a282184a074e1f0b2185af3573520255ce8f17a55f9"},
+	{Path: "hip/quant_q8k_gfx90a.hip", SHA256: "5c0f4dd577ee0598dd1b554f0e177773de60e0b44432bfce699e9c8f68952f98"},
 	{Path: "hip/gemv_gfx942.hip", SHA256: "87a38abebe6aa4fe60077c631793c872ea1d5a074d6f8a37f375674f91bad26f"},
 	{Path: "hip/mmvq_gfx942.hip", SHA256: "f2b47239666177183c58d364ec1d4cd5d299a5fb7a5781b534cba1f949b9d473"},
-	{Path: "hip/quant_q8_1_gfx942.hip", SHA256: "fe325630d88d1173dea060835d5242630e32be4ef61cc9c614fc842365200a8e"},
-	{Path: "hip/quant_q8k_gfx942.hip", SHA256: "50caa43ad402e3afc4532da464e5a10ca0e3440e3ce8ac988f50f70a4a9e99df"},
+	{Path: "hip/quant_q8_1_gfx942.hip", SHA256: "4b2c30d6490897f77dd02681cba97f432807318695a75e514eda192881ea3bf2"},
+	{Path: "hip/quant_q8k_gfx942.hip", SHA256: "21fe12e6dc040a8a82d6bfd88d4a8e470735d9b172065e9b5439f89683c3738d"},
 	{Path: "hip/gemv_sm90.hip", SHA256: "e2d2cce8ed0faea192302a62dd4905a695a7252cfd3dcab26ba4a949e49d6c80"},
 	{Path: "hip/mmvq_sm90.hip", SHA256: "232605a317e0e8b130c4042f5ba02a7a17662afca361a2d728d689d6054b7b45"},
-	{Path: "hip/quant_q8_1_sm90.hip", SHA256: "d3f5d188ad85afe4519d784586a609006d5ebab02236ec947b473fdea9cb01b9"},
-	{Path: "hip/quant_q8k_sm90.hip", SHA256: "76e269f2b6cafbbce82e6dfca1cfe3af5491d7b73dd8bc276f363a407437976e"},
+	{Path: "hip/quant_q8_1_sm90.hip", SHA256: "09ffcf24cacc2441e00e249811768919b37f596c5001ded300fbbdfb80dbd8b9"},
+	{Path: "hip/quant_q8k_sm90.hip", SHA256: "73a4cbba719ac3d8226db65b6d0f6dfcb5d94d673ee249bc3710a483b65056a7"},
 	{Path: "spirv/gemv_bf16_p1_subgroup.spv", SHA256: "5be86ef10a3e0fd1c4c42314382ddcafce8298ad154bc7c78e7ff6108e39032e"},
 	{Path: "spirv/gemv_bf16_p1_splitk.spv", SHA256: "c4127994e27011ff8e5da79fdaa2cacb19de7249934bacad994a5c8c9ca44c6c"},
 	{Path: "spirv/gemv_bf16_p1_workgroup.spv", SHA256: "e8480b1b2c92adef3852114a51b933162eaad6d0babe44c7870c14d70a951426"},
@@ -105,24 +105,24 @@ var Artifacts = [113]table.Artifact{
 	{Path: "spirv/mmvq_q8_0_subgroup_int.spv", SHA256: "26c124367d4bd0d79faf6948d37bff683a715c2f74427258d038770a4891f318"},
 	{Path: "spirv/mmvq_q8_0_splitk_int.spv", SHA256: "197368078169047a3b6a19ce5cc2e73a35422747f152201e84d3396a9468b31b"},
 	{Path: "spirv/mmvq_q8_0_workgroup_int.spv", SHA256: "5c181e7fc1e6dc24e3fdaf6deb8dfd50288ca445167894040dd83a29c4e1eda2"},
-	{Path: "spirv/quant_q8_1_bf16_subgroup.spv", SHA256: "cc9c3c4235f57f81c2f04f23278205663558b1f84cd3442def38db76e8e1b868"},
+	{Path: "spirv/quant_q8_1_bf16_subgroup.spv", SHA256: "a23ce944db46ea34bead45bb91a2ee1d72bcc31b3723f940d823ba5a3615b10f"},
 	{Path: "spirv/quant_q8_1_bf16_thread.spv", SHA256: "6fbc11e38f4243e15940964e250575033f3490efcbdaaea539df1ee5b06f7dd6"},
-	{Path: "spirv/quant_q8_1_bf16_workgroup.spv", SHA256: "6cf0b76a2457145d88c14d5d88544c6a217fa419dd9e131d13632be031202ec3"},
-	{Path: "spirv/quant_q8_1_f16_subgroup.spv", SHA256: "a9ddd5788058e8caecefe4ad926804284cb905ca839f14a8cfb0f03b953811d1"},
+	{Path: "spirv/quant_q8_1_bf16_workgroup.spv", SHA256: "a23ce944db46ea34bead45bb91a2ee1d72bcc31b3723f940d823ba5a3615b10f"},
+	{Path: "spirv/quant_q8_1_f16_subgroup.spv", SHA256: "aaddeea59d73c08a4d94aaa5106b1ccc79f05bb45ce0789c9dacf20bde6d1f89"},
 	{Path: "spirv/quant_q8_1_f16_thread.spv", SHA256: "a204cb7959b1e0a6e7ad5c38054c0b7ec98c01ba80626be2cdb54dee1f75f335"},
-	{Path: "spirv/quant_q8_1_f16_workgroup.spv", SHA256: "1059ae9f81ad6ea04e15ed5653253f54178f4c43249738a905e9a553fd607118"},
-	{Path: "spirv/quant_q8_1_f32_subgroup.spv", SHA256: "16c1dcc37b720dcc253112ab46aa05ecf55370d44766f82fc4ec015d6ce62ce4"},
+	{Path: "spirv/quant_q8_1_f16_workgroup.spv", SHA256: "aaddeea59d73c08a4d94aaa5106b1ccc79f05bb45ce0789c9dacf20bde6d1f89"},
+	{Path: "spirv/quant_q8_1_f32_subgroup.spv", SHA256: "5bd7ba5b55c1ab3e5a092ad2148a74c6818b2a1fd09f502b655f9fa5bc63a165"},
 	{Path: "spirv/quant_q8_1_f32_thread.spv", SHA256: "ccdb3092756386f27a7194d7c0f92da7045c9b1d3cbfb07825ae70fb57fe8e80"},
-	{Path: "spirv/quant_q8_1_f32_workgroup.spv", SHA256: "38100649fac416d75bb85e9540042996dbbd8cafd8b0187f0337f1fdf4bde789"},
-	{Path: "spirv/quant_q8k_bf16_subgroup.spv", SHA256: "0ed12002a85ef746148c2b88ebe60fce0afe0798078e51951eda9951d678e041"},
-	{Path: "spirv/quant_q8k_bf16_thread.spv", SHA256: "c086ad03c1143c5354e3dee05abd3e7dfce5d6e7f1a2be5ceba54f80142068b8"},
-	{Path: "spirv/quant_q8k_bf16_workgroup.spv", SHA256: "5d94fb62d4e7002a6bc52ab94acd0a10d27ebea64b3a2ca4e499106a038e0b51"},
-	{Path: "spirv/quant_q8k_f16_subgroup.spv", SHA256: "4f15ef66bf1bac20c42d4a5abfaafb5782514101e786e7ee7fda9464adbb7124"},
-	{Path: "spirv/quant_q8k_f16_thread.spv", SHA256: "e468d1534bcd6389c5df90eb80371b0f906a0da8e441600a2990ee5df7dda1a2"},
-	{Path: "spirv/quant_q8k_f16_workgroup.spv", SHA256: "f66af4182fd7984e205a4a31c02dea67c61a7e847f9174a785c72b1ab6be7f94"},
-	{Path: "spirv/quant_q8k_f32_subgroup.spv", SHA256: "3f227e8a160de9035500dec6d9e618e13c644a3d8bac969c80f7f3469e624b20"},
-	{Path: "spirv/quant_q8k_f32_thread.spv", SHA256: "268e6f9d1d2b4265b4209be5c29385de0610d2ba2066ec5f69cbfb973278835f"},
-	{Path: "spirv/quant_q8k_f32_workgroup.spv", SHA256: "39d33c5053305220a6316a5c80be7372e2e7783e2bd7e1272a67b5d7a9f63f63"},
+	{Path: "spirv/quant_q8_1_f32_workgroup.spv", SHA256: "5bd7ba5b55c1ab3e5a092ad2148a74c6818b2a1fd09f502b655f9fa5bc63a165"},
+	{Path: "spirv/quant_q8k_bf16_subgroup.spv", SHA256: "ca91c1714e882d4f2657102fbf52364e2b7e13fe778fd592505fc0f4f4e9e015"},
+	{Path: "spirv/quant_q8k_bf16_thread.spv", SHA256: "a2daef7d80f34d3c7edf8355b0c49aa92839ff832dc84b61a09df8ea454ac89b"},
+	{Path: "spirv/quant_q8k_bf16_workgroup.spv", SHA256: "ca91c1714e882d4f2657102fbf52364e2b7e13fe778fd592505fc0f4f4e9e015"},
+	{Path: "spirv/quant_q8k_f16_subgroup.spv", SHA256: "9205bcb05e84fc6d86af680b1214ea2092c9f0f05e9418bc0eff40d6f6641ace"},
+	{Path: "spirv/quant_q8k_f16_thread.spv", SHA256: "12c5d03d14562c3bff94c09da4e1acfc646fbe35c08d41ee966fdff9ef7f4a2f"},
+	{Path: "spirv/quant_q8k_f16_workgroup.spv", SHA256: "9205bcb05e84fc6d86af680b1214ea2092c9f0f05e9418bc0eff40d6f6641ace"},
+	{Path: "spirv/quant_q8k_f32_subgroup.spv", SHA256: "ed972ae0796075cab4ac08b4af02a07be1b4af565a8fff7721b248a4d930f9f6"},
+	{Path: "spirv/quant_q8k_f32_thread.spv", SHA256: "701c1ecfba261eb0a5ede682467340d7419d7f7b921564e44fb9b4971197d5dd"},
+	{Path: "spirv/quant_q8k_f32_workgroup.spv", SHA256: "ed972ae0796075cab4ac08b4af02a07be1b4af565a8fff7721b248a4d930f9f6"},
 	{Path: "spirv/mmvq_q4_k_subgroup_khr.spv", SHA256: "bb808cf38f72e1d995aaf5be599a53c544233489124fb78c95360b0d4d1fe7f0"},
 	{Path: "spirv/mmvq_q4_k_splitk_khr.spv", SHA256: "6950340839bb0315768dfc3f9d63fbed0edb8933110fd7160d9e30bfff679a89"},
 	{Path: "spirv/mmvq_q4_k_workgroup_khr.spv", SHA256: "be2ad3c9f3b47f35f833c53ebaa486bcc4621ff9dd7bf6324bbcfe94c13dc675"},
@@ -16236,7 +16236,7 @@ var Families = []table.Family{
 				Expr: "cdiv(k, 32)",
 				Name: "blocks",
 			}, {
-				Expr: "(layout == \"thread\") * lanes + (layout == \"subgroup\") * waves * (wave / min(wave, 32)) + (layout == \"workgroup\") * (lanes / min(lanes, 32))",
+				Expr: "(layout == \"thread\") * lanes + (layout != \"thread\") * (lanes / 2)",
 				Name: "per_group",
 			}},
 			Workgroup:      "lanes",
@@ -16254,14 +16254,11 @@ var Families = []table.Family{
 			Expr: "layout == \"thread\"",
 			Why:  "a lane per block is the baseline kept to measure against",
 		}, {
-			Expr: "(tile == \"multi\") * (m * k < compute_units * 4096) + (tile != \"multi\") * (m * k >= compute_units * 4096)",
-			Why:  "128 or more blocks per compute unit: 4 subgroups per workgroup cut the workgroup count",
-		}, {
-			Expr: "(tile == \"wg\") * (m * k >= compute_units * 1024) + (tile != \"wg\") * (m * k < compute_units * 1024)",
-			Why:  "under 32 blocks per compute unit: 256-lane workgroups, one element per lane, as llama.cpp does",
+			Expr: "(tile == \"multi\") != (m * k >= compute_units * 65536)",
+			Why:  "4 subgroups per workgroup from 64Ki elements per compute unit, one below",
 		}, {
 			Expr: "tile != \"sg\"",
-			Why:  "otherwise one subgroup per block",
+			Why:  "otherwise a subgroup per workgroup",
 		}},
 		Verify: table.Verify{
 			Cases: []table.Case{
@@ -16357,7 +16354,7 @@ var Families = []table.Family{
 				Expr: "k / 256",
 				Name: "blocks",
 			}, {
-				Expr: "(layout == \"thread\") * lanes + (layout == \"subgroup\") * waves * (wave / min(wave, 64)) + (layout == \"workgroup\") * (lanes / min(lanes, 256))",
+				Expr: "(layout == \"thread\") * lanes + (layout != \"thread\") * (lanes / min(wave, 16))",
 				Name: "per_group",
 			}},
 			Workgroup:      "lanes",
@@ -16378,14 +16375,11 @@ var Families = []table.Family{
 			Expr: "layout == \"thread\"",
 			Why:  "a lane per superblock is the baseline kept to measure against",
 		}, {
-			Expr: "(tile == \"multi\") * (m * k < compute_units * 2048) + (tile != \"multi\") * (m * k >= compute_units * 2048)",
-			Why:  "8 or more superblocks per compute unit: 4 per workgroup cut the workgroup count",
-		}, {
-			Expr: "(tile == \"wg\") * (m * k >= compute_units * 512) + (tile != \"wg\") * (m * k < compute_units * 512)",
-			Why:  "under 2 superblocks per compute unit: a 256-lane workgroup each spreads them widest",
+			Expr: "(tile == \"multi\") != (m * k >= compute_units * 4096)",
+			Why:  "4 subgroups per workgroup from 4096 elements per compute unit, one below",
 		}, {
 			Expr: "tile != \"sg\"",
-			Why:  "otherwise one subgroup per superblock",
+			Why:  "otherwise a subgroup per workgroup",
 		}},
 		Verify: table.Verify{
 			Cases: []table.Case{
@@ -16541,6 +16535,30 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608))",
 				Why:  "H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
 			}},
+		}, {
+			Family: "quant_q8_1",
+			Rules: []table.Rule{{
+				Expr: "layout == \"thread\"",
+				Why:  "a lane per block is the baseline kept to measure against (1.9-6.4x slower on the H200)",
+			}, {
+				Expr: "(tile == \"multi\") != (m * k >= compute_units * 65536)",
+				Why:  "H200: 4 warps per workgroup from 64Ki elements per SM (6% faster than one at 4096 x 14336), a warp per workgroup below",
+			}, {
+				Expr: "tile != \"sg\"",
+				Why:  "otherwise a warp per workgroup",
+			}},
+		}, {
+			Family: "quant_q8k",
+			Rules: []table.Rule{{
+				Expr: "layout == \"thread\"",
+				Why:  "a lane per superblock is the baseline kept to measure against (7.5-19x slower on the H200)",
+			}, {
+				Expr: "(tile == \"multi\") != (m * k >= compute_units * 4096)",
+				Why:  "H200: 4 warps per workgroup from 4096 elements per SM (within 2% of the fastest tile), a warp per workgroup below (up to 15% faster than wg at one row)",
+			}, {
+				Expr: "tile != \"sg\"",
+				Why:  "otherwise a warp per workgroup",
+			}},
 		}},
 		SharedMemory: 232448,
 		Wave:         32,
@@ -16644,6 +16662,27 @@ var Archs = []table.Arch{
 			}, {
 				Expr: "(layout != \"subgroup\") * (wg != 128 - 64 * (n > 1024 && (k <= 4096 || m == 8 || dtype != \"q4_k\" && m >= 3)))",
 				Why:  "NVIDIA Vulkan: 128 lanes; 64 when K <= 4096, at 8 tokens, or for Q6_K/Q8_0 from 3 tokens (over 1024 rows)",
+			}},
+		}, {
+			Family: "quant_q8_1",
+			Rules: []table.Rule{{
+				Expr: "layout == \"thread\"",
+				Why:  "a lane per block is the baseline kept to measure against (1.6-3.6x slower on the H200)",
+			}, {
+				Expr: "tile != \"sg\"",
+				Why:  "NVIDIA Vulkan: a subgroup per workgroup (4 per workgroup lost up to 11% at 4096 rows)",
+			}},
+		}, {
+			Family: "quant_q8k",
+			Rules: []table.Rule{{
+				Expr: "layout == \"thread\"",
+				Why:  "a lane per superblock is the baseline kept to measure against (6.5-14x slower on the H200)",
+			}, {
+				Expr: "(tile == \"multi\") != (m * k >= compute_units * 4096)",
+				Why:  "NVIDIA Vulkan: 4 subgroups per workgroup from 4096 elements per SM, one below",
+			}, {
+				Expr: "tile != \"sg\"",
+				Why:  "otherwise a subgroup per workgroup",
 			}},
 		}},
 		SharedMemory: 49152,

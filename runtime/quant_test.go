@@ -56,10 +56,11 @@ func TestPlanPadsQ8_1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 blocks per row (32 + 8 padded), 8 blocks per 256-lane workgroup.
+	// 2 blocks per row (32 + 8 padded), 128 blocks per 256-lane workgroup
+	// (2 lanes a block).
 	nb, _ := l.Let("blocks")
 	bpw, _ := l.Let("per_group")
-	if nb != 2 || bpw != 8 || l.Workgroups != 1 || l.Buffer("Y").Size != 3*2*36 || l.Buffer("X").Size != 3*40*2 || l.Workgroup != 256 {
+	if nb != 2 || bpw != 128 || l.Workgroups != 1 || l.Buffer("Y").Size != 3*2*36 || l.Buffer("X").Size != 3*40*2 || l.Workgroup != 256 {
 		t.Fatalf("plan %+v", l)
 	}
 	// HIP: rows, K, grid_x after the pointers.
@@ -73,7 +74,7 @@ func TestPlanPadsQ8_1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(vl.Args) != "[3 40 2 8]" || len(vl.Push()) != 16 {
+	if fmt.Sprint(vl.Args) != "[3 40 2 128]" || len(vl.Push()) != 16 {
 		t.Fatalf("vulkan args %v %v", vl.ArgNames, vl.Args)
 	}
 }
@@ -86,17 +87,19 @@ func TestQuantGeometry(t *testing.T) {
 		backend, arch, name string
 		wg, bpw             int
 	}{
+		// thread: a lane per block; the other tiles 16 elements a lane:
+		// Q8_K min(wave, 16) lanes a superblock, Q8_1 2 lanes a block.
 		{"hip", "gfx90a", "quant_q8k_f32_thread", 64, 64},
-		{"hip", "gfx90a", "quant_q8k_f32_sg", 64, 1},
-		{"hip", "gfx90a", "quant_q8k_f32_multi", 256, 4},
-		{"hip", "gfx90a", "quant_q8k_f32_wg", 256, 1},
-		{"hip", "gfx90a", "quant_q8_1_f32_sg", 64, 2},
-		{"hip", "gfx90a", "quant_q8_1_f32_multi", 256, 8},
-		{"hip", "gfx90a", "quant_q8_1_f32_wg", 256, 8},
-		{"hip", "gfx1100", "quant_q8k_f16_sg", 32, 1},
-		{"hip", "gfx1100", "quant_q8_1_f16_sg", 32, 1},
-		{"hip", "gfx1100", "quant_q8_1_f16_multi", 128, 4},
-		{"vulkan", "llvmpipe", "quant_q8_1_bf16_multi", 32, 4},
+		{"hip", "gfx90a", "quant_q8k_f32_sg", 64, 4},
+		{"hip", "gfx90a", "quant_q8k_f32_multi", 256, 16},
+		{"hip", "gfx90a", "quant_q8k_f32_wg", 256, 16},
+		{"hip", "gfx90a", "quant_q8_1_f32_sg", 64, 32},
+		{"hip", "gfx90a", "quant_q8_1_f32_multi", 256, 128},
+		{"hip", "gfx90a", "quant_q8_1_f32_wg", 256, 128},
+		{"hip", "gfx1100", "quant_q8k_f16_sg", 32, 2},
+		{"hip", "gfx1100", "quant_q8_1_f16_sg", 32, 16},
+		{"hip", "gfx1100", "quant_q8_1_f16_multi", 128, 64},
+		{"vulkan", "llvmpipe", "quant_q8_1_bf16_multi", 32, 16},
 		{"vulkan", "llvmpipe", "quant_q8k_bf16_sg", 8, 1},
 	} {
 		dev, err := ArchDevice(c.arch)
@@ -133,13 +136,15 @@ func TestSelectQuant(t *testing.T) {
 		m, k   int
 		tile   string
 	}{
-		{"quant_q8k", 1, 4096, "wg"},        // 16 superblocks on 32 CUs: a workgroup each
-		{"quant_q8k", 8, 4096, "sg"},        // 128: 4 per CU
-		{"quant_q8k", 64, 4096, "multi"},    // 1024: 32 per CU
-		{"quant_q8_1", 1, 4096, "wg"},       // 128 blocks: 4 per CU
-		{"quant_q8_1", 1, 4100, "wg"},       // Q8_1 pads any K
-		{"quant_q8_1", 64, 4096, "multi"},   // 8192 blocks
-		{"quant_q8_1", 16, 4096, "sg"},      // 2048 blocks: 64 per CU
+		// The family default (the H200's fit): 4 subgroups a workgroup
+		// from m * k >= CUs * 4096 (Q8_K) or CUs * 65536 (Q8_1); 32 CUs.
+		{"quant_q8k", 1, 4096, "sg"},
+		{"quant_q8k", 8, 4096, "sg"},
+		{"quant_q8k", 64, 4096, "multi"},
+		{"quant_q8_1", 1, 4096, "sg"},
+		{"quant_q8_1", 1, 4100, "sg"}, // Q8_1 pads any K
+		{"quant_q8_1", 64, 4096, "sg"},
+		{"quant_q8_1", 512, 4096, "multi"},
 		{"quant_q8_1", 4096, 4096, "multi"}, // MoE-sized
 	} {
 		ch, err := SelectWith(dev, Op{Family: c.family, Dtype: "f16", M: c.m, N: 1, K: c.k}, nil)

@@ -25,11 +25,10 @@ layout(std430, binding = 1) writeonly buffer YBuf { uint y[]; };
 
 const uint QK = 32u;          // elements per block
 const uint BLOCK_WORDS = 9u;  // 36 bytes
-const uint LMAX = 32u;        // lanes per block at most: one element each
-// 8+ lanes per block (the runtime refuses smaller subgroups). E is fixed once
-// the pipeline is built (WG specialized, subgroup size known): drivers drop
-// the unused slots.
-const uint MAXE = QK / 8u;
+// The lane-vector tiles: 2 lanes per block, 16 elements each (any subgroup
+// of 8 or more lanes).
+const uint LMAX = 2u;
+const uint MAXE = QK / LMAX;
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
 // Byte-identical output needs the reference's float results bit for bit.
@@ -242,6 +241,18 @@ uint xbits(uint e) {
 uint xchg(uint v, uint m) { return subgroupShuffleXor(v, m); }
 
 
+// The lane-vector tiles' loads: X again as 16-byte words.
+layout(std430, binding = 0) readonly buffer XBuf4 { uvec4 x4[]; };
+
+// Element j of the 16-byte word w as binary32 bits, exactly. f16 in
+// integers: below 2^-14 the bits 0x38800000 | m << 13 are 2^-14 (1 + m
+// 2^-10), and subtracting 2^-14 leaves m 2^-24 exactly (Sterbenz; both
+// operands and the result, 0 or at least 2^-24, are normal).
+uint xdec(uvec4 w, uint j) {
+  return ((w[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu) << 16;
+}
+
+
 // |x| + 1 as an unsigned key, NaN 0: the largest key gives the largest
 // non-NaN |x| (fmaxf drops NaN), and 0 means every element is NaN.
 uint akey(uint b) { uint a = b & 0x7FFFFFFFu; return a > 0x7F800000u ? 0u : a + 1u; }
@@ -293,6 +304,30 @@ uint q81_byte(uint xb, uint d, float inv, bool fast) {
   }
   return qbyte(f32_div(xb, d));
 }
+// The lane-vector tiles. Exactness of the fast path (per element a multiply,
+// three adds and a compare), as in the HIP sources (q8_1.hip.tmpl, q8_1v):
+// d = amax / 127 and inv = 1 / d correctly rounded (f32_div), amax in
+// [2^-100, FLT_MAX] so both are normal; c = x * inv (OpFMul, precise) is
+// within 3.0001 u |Q| of Q = x / d and the reference's q* = RN(Q) within
+// u |Q|, |Q| <= 127 / (1 - u): |c - q*| < 2^-15.4. n = (c + 1.5 2^23) -
+// 1.5 2^23 is rint(c) and r = c - n is exact; |r| < 0.5 - 2^-15 puts every
+// half k + 0.5 farther than 2^-15 from c, so roundf(q*) = n, the low byte
+// of bits(c + 1.5 2^23). A flushed subnormal x or tiny product still gives
+// 0 (|Q| < 2^-19); NaN fails the compare. The rest takes qbyte of the
+// exact quotient. s: hardware adds when every nonzero |x| >= 2^-100 (all
+// partial sums are then multiples of 2^-123: normal or zero), else f32_add.
+// The byte of x (bits): the certified product as in main, else qbyte of
+// the correctly rounded quotient (the lane-vector tiles' exact fallback).
+uint q81_exact(uint xb, uint d, float inv, bool fast) {
+  if (fast) {
+    precise float c = uintBitsToFloat(xb) * inv;
+    precise float t = c + 12582912.0;
+    precise float n = t - 12582912.0;
+    precise float r = c - n;
+    if (abs(r) < 0.499969482421875) return floatBitsToUint(t) & 0xFFu;
+  }
+  return qbyte(f32_div(xb, d));
+}
 
 void main() {
   // Lanes per block L (a power of two), elements per lane E = QK / L (each
@@ -313,60 +348,106 @@ void main() {
     const uint e0 = lane * E;  // first element of this lane in the block
     const uint ybase = bc * BLOCK_WORDS;
 
-    // Load once (zeros past K); amax over the block.
+    const uint k0 = inrow, off = row * pc.K + inrow;  // this lane's first element
+    // Load once: 16-byte words when every row starts on one (K a multiple
+    // of 16 bytes; a word is then wholly inside the row or wholly past K),
+    // else element by element; zeros past K.
     uint xb[MAXE];
-    uint amax = 0u;
-    for (uint j = 0u; j < MAXE; ++j) {
-      if (j < E) {
-        xb[j] = inrow + j < pc.K ? xbits(row * pc.K + inrow + j) : 0u;
-        amax = max(amax, akey(xb[j]));
+    const uint PER = 8u;
+    if (pc.K % PER == 0u) {
+      for (uint c = 0u; c < MAXE / PER; ++c) {
+        if (c < E / PER) {
+          const uvec4 w = k0 + c * PER < pc.K ? x4[(off + c * PER) / PER] : uvec4(0u);
+          for (uint j = 0u; j < PER; ++j) xb[c * PER + j] = xdec(w, j);
+        }
+      }
+    } else {
+      for (uint j = 0u; j < MAXE; ++j) {
+        if (j < E) xb[j] = k0 + j < pc.K ? xbits(off + j) : 0u;
       }
     }
-    for (uint m = 1u; m < L; m <<= 1) amax = max(amax, xchg(amax, m));
-    const uint amaxb = amax == 0u ? 0x7FC00000u : amax - 1u;
-    const uint d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
+    // amax: the signed maximum of |x| + 0x7FFFFF (NaN keys are negative; 0:
+    // every element NaN); small: the least |x| - 1 (0 wraps to the top).
+    int kmax = 0;
+    uint small = 0xFFFFFFFFu;
+    for (uint j = 0u; j < MAXE; ++j) {
+      if (j < E) {
+        const uint a = xb[j] & 0x7FFFFFFFu;
+        kmax = max(kmax, int(a + 0x7FFFFFu));
+        small = min(small, a - 1u);
+      }
+    }
+    for (uint m = 1u; m < L; m <<= 1) {
+      kmax = max(kmax, int(xchg(uint(kmax), m)));
+      small = min(small, xchg(small, m));
+    }
+    const uint amaxb = kmax == 0 ? 0x7FC00000u : uint(kmax) - 0x7FFFFFu;
     const bool zero = amaxb == 0u;
-    // 1 / d for q81_byte, when d is normal (else every element divides).
-    const bool fast = f32_normal(d);
+    const uint d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
+    const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;
     const float inv = uintBitsToFloat(fast ? f32_div(0x3F800000u, d) : 0x3F800000u);
+    const bool sfast = small >= 0x0D7FFFFFu;
 
-    // s: element i adds element i ^ m for m = 16, 8, 4, 2, 1, as the lanes
-    // of a 32-lane warp do. m >= E pairs lanes (lane ^ m/E, same slot);
-    // m < E pairs slots of this lane. Only v[0] is stored, and after the
-    // step of m only v[0 .. m-1] are read again, so a step within the lane
-    // computes those: v[j] + v[j + m] (= v[j ^ m]) in place.
+    // s: element i adds element i ^ m for m = 16 .. 1: m = 16 pairs the two
+    // lanes of the block (E = 16; both compute the same sums), m < 16 slots
+    // of this lane (only v[0 .. m-1] are read again). The exchange comes
+    // first, so the choice of adds is a branch with no shuffle in it.
     uint v[MAXE];
-    for (uint j = 0u; j < MAXE; ++j) v[j] = j < E ? xb[j] : 0u;
-    for (uint m = QK / 2u; m >= 1u; m >>= 1) {
-      if (m >= E) {
-        for (uint j = 0u; j < MAXE; ++j) {
-          if (j < E) v[j] = f32_add(v[j], xchg(v[j], m / E));
+    for (uint j = 0u; j < MAXE; ++j) v[j] = xchg(xb[j], 1u);
+    if (sfast) {
+      for (uint j = 0u; j < MAXE; ++j) {
+        precise float f = uintBitsToFloat(xb[j]) + uintBitsToFloat(v[j]);
+        v[j] = floatBitsToUint(f);
+      }
+      for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
+        for (uint j = 0u; j < MAXE / 2u; ++j) {
+          if (j < m) {
+            precise float f = uintBitsToFloat(v[j]) + uintBitsToFloat(v[j + m]);
+            v[j] = floatBitsToUint(f);
+          }
         }
-      } else {
-        for (uint j = 0u; j < MAXE; ++j) {
+      }
+    } else {
+      for (uint j = 0u; j < MAXE; ++j) v[j] = f32_add(xb[j], v[j]);
+      for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
+        for (uint j = 0u; j < MAXE / 2u; ++j) {
           if (j < m) v[j] = f32_add(v[j], v[j + m]);
         }
       }
     }
 
-    // qs, 4 per word.
-    uint word = 0u;
+    // qs: certified bytes, stored; then each word holding one that is not
+    // certified is recomputed from X (q81_exact) and stored again, reading
+    // X rather than xb[] so that no array is indexed by a loop variable.
+    uint qb[MAXE];
+    uint bad = fast ? 0u : 0xFFFFFFFFu;
     for (uint j = 0u; j < MAXE; ++j) {
       if (j < E) {
-        const uint i = e0 + j;
-        const uint q = zero ? 0u : q81_byte(xb[j], d, inv, fast);
-        word |= q << (8u * (i & 3u));
-        if (E >= 4u && (i & 3u) == 3u) {  // whole words in this lane
-          if (valid) y[ybase + 1u + i / 4u] = word;
-          word = 0u;
-        }
+        precise float c = uintBitsToFloat(xb[j]) * inv;
+        precise float t = c + 12582912.0;
+        precise float n = t - 12582912.0;
+        precise float r = c - n;
+        if (!(abs(r) < 0.499969482421875)) bad |= 1u << j;  // 0.5 - 2^-15
+        qb[j] = floatBitsToUint(t) & 0xFFu;
       }
     }
-    if (E < 4u) {
-      // A word spans 4 / E lanes: gather it in the first.
-      for (uint m = 1u; m < 4u / E; m <<= 1) word |= xchg(word, m);
-      if (valid && (e0 & 3u) == 0u) y[ybase + 1u + e0 / 4u] = word;
+    for (uint w = 0u; w < MAXE / 4u; ++w) {
+      if (w < E / 4u && valid) y[ybase + 1u + e0 / 4u + w] = qb[4u * w] | (qb[4u * w + 1u] << 8) | (qb[4u * w + 2u] << 16) | (qb[4u * w + 3u] << 24);
     }
-    if (valid && lane == 0u) y[ybase] = f32_to_f16(d) | (f32_to_f16(v[0]) << 16);
+    if (bad != 0u) {
+      for (uint w = 0u; w < E / 4u; ++w) {
+        if (((bad >> (4u * w)) & 0xFu) == 0u) continue;
+        uint word = 0u;
+        for (uint i = 0u; i < 4u; ++i) {
+          const uint j = 4u * w + i;
+          if (!zero) word |= q81_exact(k0 + j < pc.K ? xbits(off + j) : 0u, d, inv, fast) << (8u * i);
+        }
+        if (valid) y[ybase + 1u + e0 / 4u + w] = word;
+      }
+    }
+    // d and s to half: lane 0 converts d, lane 1 s.
+    const uint h = f32_to_f16(lane == 0u ? d : v[0]);
+    const uint hs = xchg(h, 1u);
+    if (valid && lane == 0u) y[ybase] = h | (hs << 16);
   }
 }

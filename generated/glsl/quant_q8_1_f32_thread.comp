@@ -25,7 +25,7 @@ layout(std430, binding = 1) writeonly buffer YBuf { uint y[]; };
 
 const uint QK = 32u;          // elements per block
 const uint BLOCK_WORDS = 9u;  // 36 bytes
-const uint LMAX = 32u;        // lanes per block at most: one element each
+const uint LMAX = 1u;
 const uint MAXE = QK;
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
@@ -290,7 +290,7 @@ uint q81_byte(uint xb, uint d, float inv, bool fast) {
   }
   return qbyte(f32_div(xb, d));
 }
-
+// The thread tile (the baseline): a lane per block, every byte divided.
 void main() {
   // Lanes per block L (a power of two), elements per lane E = QK / L (each
   // lane holds E consecutive elements), blocks side by side per pass PER.

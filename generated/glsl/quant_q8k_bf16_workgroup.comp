@@ -23,10 +23,11 @@ layout(std430, binding = 1) writeonly buffer YBuf { uint y[]; };
 
 const uint QK = 256u;          // elements per superblock
 const uint BLOCK_WORDS = 73u;  // 292 bytes
-const uint LMAX = 64u;         // lanes per superblock at most: 4+ elements each
-// 8+ lanes per block (the runtime refuses smaller subgroups). E is fixed once
-// the pipeline is built (WG specialized, subgroup size known): drivers drop
-// the unused slots.
+// The lane-vector tiles: min(subgroup, 16) lanes per superblock, 16
+// elements each (32 on a subgroup of 8, the least the runtime allows). E is
+// fixed once the pipeline is built (subgroup size known): drivers drop the
+// unused slots.
+const uint LMAX = 16u;
 const uint MAXE = QK / 8u;
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
@@ -236,14 +237,20 @@ uint xbits(uint e) {
 }
 
 
-// The value of invocation ^ m, through shared memory: no assumption on how
-// invocations map to subgroups. Called in uniform control flow.
-shared uint xch[WG];
-uint xchg(uint v, uint m) {
-  barrier();
-  xch[gl_LocalInvocationID.x] = v;
-  barrier();
-  return xch[gl_LocalInvocationID.x ^ m];
+// The value of lane ^ m of the same subgroup (the lane-vector tiles place a
+// block's lanes in one subgroup whatever the workgroup size).
+uint xchg(uint v, uint m) { return subgroupShuffleXor(v, m); }
+
+
+// The lane-vector tiles' loads: X again as 16-byte words.
+layout(std430, binding = 0) readonly buffer XBuf4 { uvec4 x4[]; };
+
+// Element j of the 16-byte word w as binary32 bits, exactly. f16 in
+// integers: below 2^-14 the bits 0x38800000 | m << 13 are 2^-14 (1 + m
+// 2^-10), and subtracting 2^-14 leaves m 2^-24 exactly (Sterbenz; both
+// operands and the result, 0 or at least 2^-24, are normal).
+uint xdec(uvec4 w, uint j) {
+  return ((w[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu) << 16;
 }
 
 
@@ -274,14 +281,27 @@ uint qbyte(float iscale, uint xb) {
   }
   return uint(min(127, nearest_int(p))) & 0xFFu;
 }
-
+// The lane-vector tiles. Exactness of the fast path (per element a multiply
+// and an add), as in the HIP sources (q8k.hip.tmpl, q8kv): A = the largest
+// |x| (signed maximum of |x| + 0x7FFFFF: NaN keys are negative, so NaN
+// never compares greater), the pivot's sign that of the first element of
+// magnitude A (least lane, then least index: lanes hold consecutive
+// elements). iscale = -127 / pivot, d = 1 / iscale: f32_div. Fast when 2^-100
+// <= A < Inf and the lane holds no NaN: p = iscale * x (precise OpFMul,
+// correctly rounded: normal operands and result) has |p| <= 127 (1 + u)^2 <
+// 127.5, so min(127, .) never binds, and p + 1.5 2^23 (ulp 1) is
+// nearest_int's add, its bits 0x4B400000 + n; a subnormal x, or a tiny p
+// flushed or not, gives n = 0 as the reference does (|p| < 2^-19). Other
+// lanes take qbyte.
 void main() {
   // Lanes per block L (a power of two), elements per lane E = QK / L (each
   // lane holds E consecutive elements), blocks side by side per pass PER.
-  const uint L = min(WG, QK), PER = WG / L;
-  const uint lane = gl_LocalInvocationID.x % L;
-  const uint slot = gl_LocalInvocationID.x / L;
-  for (uint base = 0u; base < 1u; ++base) {
+  // A workgroup of WG lanes: its subgroups side by side, as above.
+  const uint S = min(gl_SubgroupSize, WG);
+  const uint L = min(S, LMAX), PER = S / L;
+  const uint lane = gl_SubgroupInvocationID % L;
+  const uint slot = gl_SubgroupInvocationID / L;
+  for (uint base = gl_SubgroupID * PER; base < pc.bpw; base += gl_NumSubgroups * PER) {
     const uint E = QK / L;
     // Block of this workgroup, and of the whole launch (rows x blocks).
     const uint wblock = base + slot;
@@ -292,61 +312,73 @@ void main() {
     const uint e0 = lane * E;  // first element of this lane in the block
     const uint ybase = bc * BLOCK_WORDS;
 
-    // Load once; find this lane's first largest |x| (strict >).
+    const uint off = row * pc.K + inrow;  // this lane's first element (16-byte aligned)
+    const uint PER = 8u;
     uint xb[MAXE];
-    uint best = 0u;
-    for (uint j = 0u; j < MAXE; ++j) {
-      if (j < E) {
-        xb[j] = xbits(row * pc.K + inrow + j);
-        if (mkey(xb[j]) > mkey(best)) best = xb[j];
+    for (uint c = 0u; c < MAXE / PER; ++c) {
+      if (c < E / PER) {
+        const uvec4 w = x4[(off + c * PER) / PER];
+        for (uint j = 0u; j < PER; ++j) xb[c * PER + j] = xdec(w, j);
       }
     }
-    // Across lanes: after step m each lane holds the winner of its aligned
-    // run of 2m lanes (consecutive elements); on a tie the lower run, which
-    // holds the smaller indices, wins. So the first index reaching amax wins.
-    for (uint m = 1u; m < L; m <<= 1) {
-      uint o = xchg(best, m);
-      bool lower = (lane & m) == 0u;
-      if (lower ? mkey(o) > mkey(best) : mkey(o) >= mkey(best)) best = o;
+    int kmax = 0;
+    uint umax = 0u;  // NaN in this lane: above 0x7F800000
+    for (uint j = 0u; j < MAXE; ++j) {
+      if (j < E) {
+        const uint a = xb[j] & 0x7FFFFFFFu;
+        kmax = max(kmax, int(a + 0x7FFFFFu));
+        umax = max(umax, a);
+      }
     }
-    const bool zero = mkey(best) == 0u;
-    const uint iscale = zero ? 0u : f32_div(0xC2FE0000u, best);  // -127 / max
+    for (uint m = 1u; m < L; m <<= 1) kmax = max(kmax, int(xchg(uint(kmax), m)));
+    const bool zero = kmax <= 0x7FFFFF;
+    const uint A = zero ? 0u : uint(kmax) - 0x7FFFFFu;
+    // The sign: this lane's first element of magnitude A, then the least lane.
+    uint key = 0xFFFFFFFFu;
+    for (uint jj = 0u; jj < MAXE; ++jj) {
+      const uint j = MAXE - 1u - jj;
+      if (j < E && (xb[j] & 0x7FFFFFFFu) == A) key = (lane << 1) | (xb[j] >> 31);
+    }
+    for (uint m = 1u; m < L; m <<= 1) key = min(key, xchg(key, m));
+    const uint pivot = A | (key << 31);
+    const uint iscale = zero ? 0u : f32_div(0xC2FE0000u, pivot);  // -127 / max
     const uint d = zero ? 0u : f32_div(0x3F800000u, iscale);     // 1 / iscale
+    const bool fast = A - 0x0D800000u < 0x7F800000u - 0x0D800000u && umax <= 0x7F800000u;
 
-    // qs, 4 per word; bsums from the stored int8 values.
-    uint word = 0u, bword = 0u;
-    int gsum = 0;
-    for (uint j = 0u; j < MAXE; ++j) {
-      if (j < E) {
-        const uint i = e0 + j;
-        const uint q = zero ? 0u : qbyte(uintBitsToFloat(iscale), xb[j]);
-        word |= q << (8u * (i & 3u));
-        if (E >= 4u && (i & 3u) == 3u) {  // whole words in this lane
-          if (valid) y[ybase + 1u + i / 4u] = word;
-          word = 0u;
+    uint qb[MAXE];
+    int gs[MAXE / 16u];  // the lane's bsum groups
+    for (uint g = 0u; g < MAXE / 16u; ++g) gs[g] = 0;
+    if (fast) {
+      const float sc = uintBitsToFloat(iscale);
+      for (uint j = 0u; j < MAXE; ++j) {
+        if (j < E) {
+          precise float p = sc * uintBitsToFloat(xb[j]);
+          precise float t = p + 12582912.0;
+          const uint tb = floatBitsToUint(t);
+          qb[j] = tb & 0xFFu;
+          gs[j / 16u] += int(tb - 0x4B400000u);
         }
-        gsum += int(q << 24) >> 24;
-        if (E >= 32u && (i & 15u) == 15u) {
-          bword |= (uint(gsum) & 0xFFFFu) << (16u * ((i >> 4) & 1u));
-          if ((i & 31u) == 31u) {
-            if (valid) y[ybase + 65u + i / 32u] = bword;
-            bword = 0u;
-          }
-          gsum = 0;
+      }
+    } else {
+      for (uint j = 0u; j < MAXE; ++j) {
+        if (j < E) {
+          qb[j] = zero ? 0u : qbyte(uintBitsToFloat(iscale), xb[j]);
+          gs[j / 16u] += int(qb[j] << 24) >> 24;
         }
       }
     }
-    if (E < 4u) {
-      // A word spans 4 / E lanes: gather it in the first.
-      for (uint m = 1u; m < 4u / E; m <<= 1) word |= xchg(word, m);
-      if (valid && (e0 & 3u) == 0u) y[ybase + 1u + e0 / 4u] = word;
+    for (uint w = 0u; w < MAXE / 4u; ++w) {
+      if (w < E / 4u && valid) y[ybase + 1u + e0 / 4u + w] = qb[4u * w] | (qb[4u * w + 1u] << 8) | (qb[4u * w + 2u] << 16) | (qb[4u * w + 3u] << 24);
     }
-    if (E < 32u) {
-      // A group of 16 spans 16 / E lanes (E <= 16): sum over them, then pair
-      // groups 2w and 2w+1 into bsums word w in the first lane of 2w.
-      for (uint m = 1u; m < 16u / E; m <<= 1) gsum += int(xchg(uint(gsum), m));
-      const uint hi = xchg(uint(gsum), 16u / E);
-      if (valid && (e0 & 31u) == 0u) y[ybase + 65u + e0 / 32u] = (uint(gsum) & 0xFFFFu) | (hi << 16);
+    // bsums word g / 2 pairs groups g, g + 1: in this lane when it holds
+    // two or more groups, else with lane ^ 1.
+    if (E >= 32u) {
+      for (uint g = 0u; g < MAXE / 32u; ++g) {
+        if (g < E / 32u && valid) y[ybase + 65u + e0 / 32u + g] = (uint(gs[2u * g]) & 0xFFFFu) | (uint(gs[2u * g + 1u]) << 16);
+      }
+    } else {
+      const uint hi = xchg(uint(gs[0]), 1u);
+      if (valid && (lane & 1u) == 0u) y[ybase + 65u + lane / 2u] = (uint(gs[0]) & 0xFFFFu) | (hi << 16);
     }
     if (valid && lane == 0u) y[ybase] = d;
   }

@@ -23,7 +23,7 @@ layout(std430, binding = 1) writeonly buffer YBuf { uint y[]; };
 
 const uint QK = 256u;          // elements per superblock
 const uint BLOCK_WORDS = 73u;  // 292 bytes
-const uint LMAX = 64u;         // lanes per superblock at most: 4+ elements each
+const uint LMAX = 1u;
 const uint MAXE = QK;
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
@@ -264,7 +264,7 @@ uint qbyte(float iscale, uint xb) {
   }
   return uint(min(127, nearest_int(p))) & 0xFFu;
 }
-
+// The thread tile (the baseline): a lane per superblock.
 void main() {
   // Lanes per block L (a power of two), elements per lane E = QK / L (each
   // lane holds E consecutive elements), blocks side by side per pass PER.

@@ -186,6 +186,34 @@ KG_DEVICE uint32_t xbits(const uint32_t (&w)[4], int j) {
   }
 }
 
+
+// ---- The lane-vector layouts (every tile but thread) -----------------------
+KG_DEVICE int kg_imax(int a, int b) { return a > b ? a : b; }
+KG_DEVICE uint32_t kg_umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+// Element j of loaded words as binary32 bits, exactly: f32 and bf16 are bit
+// moves; f16 through the CUDA conversion (exact for every f16, subnormals
+// included: they are normal binary32 numbers), elsewhere in integers. Below
+// 2^-14 the bits 0x38800000 | m << 13 are 2^-14 (1 + m 2^-10), and
+// subtracting 2^-14 leaves m 2^-24 exactly (Sterbenz; both operands and the
+// result, 0 or at least 2^-24, are normal).
+template <int XT>
+KG_DEVICE uint32_t xdec(const uint32_t (&w)[4], int j) {
+  if constexpr (XT == KG_F16) {
+    const uint32_t h = (w[j >> 1] >> ((j & 1) * 16)) & 0xFFFFu;
+#if defined(__CUDACC__)
+    return kg_f32_bits(kg_f16_to_f32(h));
+#else
+    const uint32_t t = (h & 0x7FFFu) << 13;
+    uint32_t b = t + 0x38000000u;                 // normal: rebias 15 -> 127
+    if (t >= 0x0F800000u) b += 0x38000000u;       // Inf, NaN: exponent 255
+    if (t < 0x00800000u) b = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(t | 0x38800000u), -6.103515625e-05f));
+    return b | ((h & 0x8000u) << 16);
+#endif
+  } else {
+    return xbits<XT>(w, j);
+  }
+}
+
 enum { KG_THREAD = 0, KG_SUBGROUP = 1, KG_WORKGROUP = 2 };
 
 // Lane geometry of a layout for blocks of QK elements: L lanes per block
@@ -268,7 +296,7 @@ KG_DEVICE uint32_t q81_byte(uint32_t xb, uint32_t d, float inv, bool fast) {
 // (rows x ceil(K/32) of them, row-major); workgroup (x, y) is number
 // y * gx + x. Y holds 9 words per block: half d | half s << 16, qs (8 words).
 template <int XT, int LAYOUT, int WG, int WAVES>
-KG_DEVICE void q8_1(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+KG_DEVICE void q8_1t(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
   constexpr int QK = 32, BW = 9;
   using G = Geometry<LAYOUT, QK, 32, WG, WAVES>;
   constexpr int L = G::L, E = G::E;
@@ -353,10 +381,177 @@ KG_DEVICE void q8_1(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   if (valid && lane == 0) dst[0] = f32_to_f16(d) | (f32_to_f16(v[0]) << 16);
 }
 
+// ---- Every tile but thread: kE consecutive elements per lane -------------
+// L = 32 / kE lanes per block, side by side in a wave; WG / L blocks per
+// workgroup, whatever the tile (sg, multi and wg differ in WG only).
+constexpr int kE = 16;
+
+// Exactness of the fast path (per element: a multiply, three adds, a
+// compare). Take d = amax / 127 correctly rounded with amax in [2^-100,
+// FLT_MAX] (so d and inv are normal), inv = 1 / d correctly rounded, and
+// c = x * inv rounded. With u = 2^-24 and Q = x / d exactly, c = Q (1 + e),
+// |e| <= 2u + u^2, and the reference's quotient q* = RN(Q) is within u |Q|;
+// |Q| <= amax / d <= 127 / (1 - u), so |c - q*| < 3.0001 u 127.0001 < 2^-15.4.
+// rint(c) comes from the adds c + 1.5 2^23 and back (|c| < 2^22: the sum's
+// ulp is 1, so it rounds c to an integer n, half to even, and the
+// subtraction is exact), and r = c - n is exact (n = 0, or n / 2 <= |c| <=
+// 2n: Sterbenz). If |r| < 0.5 - 2^-15, c is farther than 2^-15 from every
+// half k + 0.5, so no half lies between c and q*: roundf(q*) = roundf(c) = n
+// (not a tie, so half-away and half-even agree), and |n| <= 127, the int8
+// the reference stores. The byte is the low byte of bits(c + 1.5 2^23)
+// (0x4B400000 + n). Flushing cannot change it: a subnormal x gives |Q| <
+// 2^-126 / d < 2^-19, and a flushed product or sum is then 0 as well. A NaN x
+// gives a NaN r, which fails the compare. Anything not certified (a near
+// tie, NaN, amax outside the range, which includes every Inf) takes qbyte of
+// the correctly rounded quotient, as the thread baseline does.
+//
+// s is the xor butterfly of the 32 inputs (as in q8_1 above). Its adds are
+// the hardware's when every nonzero |x| of the block is at least 2^-100:
+// the operands are then multiples of 2^-123, so is every partial sum (a
+// rounded multiple of 2^-123 is one), and a nonzero one is normal, so every
+// add has normal (or zero, or infinite) operands and results and is
+// correctly rounded in any denormal mode. Otherwise f32_add (exact on bits).
+// The byte of the element at X[off] (0 when past K): the certified
+// product as in q8_1v, else qbyte of the correctly rounded quotient. The
+// exact fallback of q8_1v, reading X again.
+template <int XT>
+KG_DEVICE uint32_t q81_exact(const uint8_t* __restrict__ X, size_t off, bool in, uint32_t d, float inv, bool fast) {
+  constexpr int XB = kg_type<XT>::bytes;
+  uint32_t w[4] = {0u, 0u, 0u, 0u};
+  if (in) kg_load<XB>(w, X + off * XB);
+  const uint32_t xb = xdec<XT>(w, 0);
+  if (fast) {
+    const float c = kg_fmul_rn(kg_bits_to_f32(xb), inv);
+    const float t = kg_fadd_rn(c, 12582912.0f);
+    const float r = kg_fadd_rn(c, -kg_fadd_rn(t, -12582912.0f));
+    if (kg_bits_to_f32(kg_f32_bits(r) & 0x7FFFFFFFu) < 0.499969482421875f) return kg_f32_bits(t) & 0xFFu;
+  }
+  return qbyte(f32_div(xb, d));
+}
+
+template <int XT, int WG>
+KG_DEVICE void q8_1v(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+  constexpr int QK = 32, BW = 9, E = kE, L = QK / E, BPW = WG / L;
+  constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
+  static_assert(kWave % L == 0 && WG % kWave == 0 && E % PER == 0, "lanes of a block in one wave");
+  const int tid = kg_tid(), lane = tid % L, slot = tid / L;
+  const unsigned nb = ((unsigned)K + QK - 1) / QK, total = (unsigned)rows * nb;
+  const unsigned block = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW + (unsigned)slot;
+  const bool valid = block < total;
+  const unsigned bc = valid ? block : total - 1u;
+  const unsigned e0 = (unsigned)lane * E;
+  const unsigned k0 = (bc % nb) * QK + e0;
+  const size_t off = (size_t)(bc / nb) * (unsigned)K + k0;  // element index of this lane's first
+  uint32_t* dst = Y + (size_t)bc * BW;
+
+  // Load once: 16-byte loads when every row starts 16-byte aligned (X
+  // aligned, K a multiple of 16 / XB; a 16-byte chunk is then wholly inside
+  // the row or wholly past K), else element by element; zeros past K.
+  uint32_t xb[E];
+  if ((unsigned)K % PER == 0u && ((size_t)X & 15u) == 0u) {
+    for (int c = 0; c < NC; ++c) {
+      uint32_t w[4] = {0u, 0u, 0u, 0u};
+      if (k0 + c * PER < (unsigned)K) kg_load<16>(w, X + (off + c * PER) * XB);
+      for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w, j);
+    }
+  } else {
+    for (int j = 0; j < E; ++j) {
+      uint32_t w[4] = {0u, 0u, 0u, 0u};
+      if (k0 + j < (unsigned)K) kg_load<XB>(w, X + (off + j) * XB);
+      xb[j] = xdec<XT>(w, 0);
+    }
+  }
+  // amax: the signed maximum of |x| + 0x7FFFFF (NaN keys are negative: fmaxf
+  // drops NaN; 0 means every element is NaN); small: the least |x| - 1
+  // (0 wraps to the top), below 0x0D7FFFFF when some nonzero |x| < 2^-100.
+  int kmax = 0;
+  uint32_t small = 0xFFFFFFFFu;
+  for (int j = 0; j < E; ++j) {
+    const uint32_t a = xb[j] & 0x7FFFFFFFu;
+    kmax = kg_imax(kmax, (int)(a + 0x7FFFFFu));
+    small = kg_umin(small, a - 1u);
+  }
+  for (int m = 1; m < L; m <<= 1) {
+    kmax = kg_imax(kmax, (int)kg_shfl_xor_u32((uint32_t)kmax, m, kWave));
+    small = kg_umin(small, kg_shfl_xor_u32(small, m, kWave));
+  }
+  const uint32_t amaxb = kmax == 0 ? kNaN : (uint32_t)kmax - 0x7FFFFFu;
+  const bool zero = amaxb == 0u;
+  const uint32_t d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
+  const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;  // 2^-100 <= amax <= FLT_MAX
+  const float inv = kg_bits_to_f32(fast ? f32_div(0x3F800000u, d) : 0x3F800000u);
+  const bool sfast = small >= 0x0D7FFFFFu;
+
+  // s: element i adds element i ^ m for m = 16 .. 1. With 16 elements a
+  // lane, m = 16 pairs the two lanes of the block (both compute the same
+  // sums: addition commutes), m < 16 slots of this lane, where only v[0 ..
+  // m-1] are read again. The exchange comes first, so the choice of adds
+  // is a branch with no shuffle in it.
+  static_assert(E == QK / 2, "one exchange between the block's two lanes");
+  uint32_t v[E];
+  for (int j = 0; j < E; ++j) v[j] = kg_shfl_xor_u32(xb[j], 1, kWave);
+  if (sfast) {
+    for (int j = 0; j < E; ++j) v[j] = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(xb[j]), kg_bits_to_f32(v[j])));
+    for (int m = E / 2; m >= 1; m >>= 1)
+      for (int j = 0; j < m; ++j) v[j] = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(v[j]), kg_bits_to_f32(v[j + m])));
+  } else {
+    for (int j = 0; j < E; ++j) v[j] = f32_add(xb[j], v[j]);
+    for (int m = E / 2; m >= 1; m >>= 1)
+      for (int j = 0; j < m; ++j) v[j] = f32_add(v[j], v[j + m]);
+  }
+
+  // qs: certified bytes, stored; then each word holding one that is not
+  // certified is recomputed from X (q81_exact) and stored again. The
+  // fallback reads X rather than xb[] so that no register array is indexed
+  // by a loop variable (nvcc put xb[] in local memory when it was).
+  uint32_t qb[E];
+  uint32_t bad = fast ? 0u : ~0u;
+#pragma unroll
+  for (int j = 0; j < E; ++j) {
+    const float c = kg_fmul_rn(kg_bits_to_f32(xb[j]), inv);
+    const float t = kg_fadd_rn(c, 12582912.0f);
+    const float r = kg_fadd_rn(c, -kg_fadd_rn(t, -12582912.0f));
+    if (!(kg_bits_to_f32(kg_f32_bits(r) & 0x7FFFFFFFu) < 0.499969482421875f)) bad |= 1u << j;  // 0.5 - 2^-15
+    qb[j] = kg_f32_bits(t) & 0xFFu;
+  }
+#pragma unroll
+  for (int w = 0; w < E / 4; ++w) {
+    const uint32_t word = qb[4 * w] | (qb[4 * w + 1] << 8) | (qb[4 * w + 2] << 16) | (qb[4 * w + 3] << 24);
+    if (valid) dst[1 + e0 / 4 + w] = word;
+  }
+  if (bad != 0u) {
+    for (int w = 0; w < E / 4; ++w) {
+      if (((bad >> (4 * w)) & 0xFu) == 0u) continue;
+      uint32_t word = 0u;
+      for (int i = 0; i < 4; ++i) {
+        const unsigned j = 4u * (unsigned)w + (unsigned)i;
+        if (!zero) word |= q81_exact<XT>(X, off + j, k0 + j < (unsigned)K, d, inv, fast) << (8 * i);
+      }
+      if (valid) dst[1 + e0 / 4 + w] = word;
+    }
+  }
+  // d and s to half: lane 0 converts d, lane 1 s.
+  const uint32_t h = f32_to_f16(lane == 0 ? d : v[0]);
+  const uint32_t hs = kg_shfl_xor_u32(h, 1, kWave);
+  if (valid && lane == 0) dst[0] = h | (hs << 16);
+}
+
+// The body of every kernel: the thread tile (the baseline) runs q8_1t,
+// every other q8_1v.
+template <int XT, int LAYOUT, int WG, int WAVES>
+KG_DEVICE void q8_1(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+  if constexpr (LAYOUT == KG_THREAD) {
+    q8_1t<XT, LAYOUT, WG, WAVES>(X, Y, rows, K, gx);
+  } else {
+    q8_1v<XT, WG>(X, Y, rows, K, gx);
+  }
+}
+
 }  // namespace
 
 // Every kernel: (X, Y, rows, K, gx); grid (gx, gy) with gx * gy >= the
-// workgroups; block = workgroup size in its name's tile.
+// workgroups; block = workgroup size in its name's tile. The thread tile
+// runs q8_1 (a lane per block, the baseline), every other q8_1v.
 
 KG_KERNEL(256) quant_q8_1_bf16_multi(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
   q8_1<KG_BF16, KG_SUBGROUP, 256, 4>(X, Y, rows, K, gx);

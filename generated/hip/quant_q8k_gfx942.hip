@@ -185,6 +185,34 @@ KG_DEVICE uint32_t xbits(const uint32_t (&w)[4], int j) {
   }
 }
 
+
+// ---- The lane-vector layouts (every tile but thread) -----------------------
+KG_DEVICE int kg_imax(int a, int b) { return a > b ? a : b; }
+KG_DEVICE uint32_t kg_umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+// Element j of loaded words as binary32 bits, exactly: f32 and bf16 are bit
+// moves; f16 through the CUDA conversion (exact for every f16, subnormals
+// included: they are normal binary32 numbers), elsewhere in integers. Below
+// 2^-14 the bits 0x38800000 | m << 13 are 2^-14 (1 + m 2^-10), and
+// subtracting 2^-14 leaves m 2^-24 exactly (Sterbenz; both operands and the
+// result, 0 or at least 2^-24, are normal).
+template <int XT>
+KG_DEVICE uint32_t xdec(const uint32_t (&w)[4], int j) {
+  if constexpr (XT == KG_F16) {
+    const uint32_t h = (w[j >> 1] >> ((j & 1) * 16)) & 0xFFFFu;
+#if defined(__CUDACC__)
+    return kg_f32_bits(kg_f16_to_f32(h));
+#else
+    const uint32_t t = (h & 0x7FFFu) << 13;
+    uint32_t b = t + 0x38000000u;                 // normal: rebias 15 -> 127
+    if (t >= 0x0F800000u) b += 0x38000000u;       // Inf, NaN: exponent 255
+    if (t < 0x00800000u) b = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(t | 0x38800000u), -6.103515625e-05f));
+    return b | ((h & 0x8000u) << 16);
+#endif
+  } else {
+    return xbits<XT>(w, j);
+  }
+}
+
 enum { KG_THREAD = 0, KG_SUBGROUP = 1, KG_WORKGROUP = 2 };
 
 // Lane geometry of a layout for blocks of QK elements: L lanes per block
@@ -248,7 +276,7 @@ KG_DEVICE uint32_t qbyte(float iscale, uint32_t xb) {
 // launch (rows x K/256 of them, row-major); workgroup (x, y) is number
 // y * gx + x. Y holds 73 words per superblock: d, qs (64 words), bsums (8).
 template <int XT, int LAYOUT, int WG, int WAVES>
-KG_DEVICE void q8k(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+KG_DEVICE void q8kt(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
   constexpr int QK = 256, BW = 73;
   using G = Geometry<LAYOUT, QK, 64, WG, WAVES>;
   constexpr int L = G::L, E = G::E;
@@ -328,10 +356,107 @@ KG_DEVICE void q8k(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int 
   if (valid && lane == 0) dst[0] = d;
 }
 
+// ---- Every tile but thread: kE consecutive elements per lane -------------
+// L = 256 / kE lanes per superblock, side by side in a wave; WG / L
+// superblocks per workgroup, whatever the tile.
+constexpr int kE = 16;
+
+// Exactness of the fast path (per element: a multiply and an add).
+// The pivot: A = the largest |x| (as the signed maximum of |x| + 0x7FFFFF,
+// NaN keys negative: NaN never compares greater; 0 or 0x7FFFFF: all zero
+// or NaN, the all-zero block), its sign that of the first element of
+// magnitude A (the least lane holding one, and in it the least index).
+// iscale = -127 / pivot and d = 1 / iscale are f32_div (correctly rounded).
+// Fast when 2^-100 <= A < Inf and the lane holds no NaN: iscale is then
+// finite and nonzero, p = iscale * x is the reference's product (kg_fmul_rn,
+// correctly rounded for normal operands and result), |p| <= 127 (1 + u)^2
+// < 127.5 (|x| <= A), so min(127, .) never binds, and p + 1.5 2^23 (ulp 1)
+// is the reference's nearest_int add: its bits are 0x4B400000 + n. A
+// subnormal x gives |p| < 2^107 2^-126 < 2^-19, and a tiny p gives n = 0
+// whether or not the hardware flushes it, as the reference does. Other
+// lanes take qbyte (the thread baseline's exact path).
+template <int XT, int WG>
+KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+  constexpr int QK = 256, BW = 73, E = kE, L = QK / E, BPW = WG / L;
+  constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
+  static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
+  const int tid = kg_tid(), lane = tid % L, slot = tid / L;
+  const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
+  const unsigned block = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW + (unsigned)slot;
+  const bool valid = block < total;
+  const unsigned bc = valid ? block : total - 1u;
+  const unsigned e0 = (unsigned)lane * E;
+  const uint8_t* src = X + ((size_t)(bc / nb) * (unsigned)K + (bc % nb) * QK + e0) * XB;
+  uint32_t* dst = Y + (size_t)bc * BW;
+
+  uint32_t xb[E];
+  for (int c = 0; c < NC; ++c) {
+    uint32_t w[4];
+    kg_load<16>(w, src + c * 16);
+    for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w, j);
+  }
+  int kmax = 0;
+  uint32_t umax = 0u;  // NaN in this lane: above 0x7F800000
+  for (int j = 0; j < E; ++j) {
+    const uint32_t a = xb[j] & 0x7FFFFFFFu;
+    kmax = kg_imax(kmax, (int)(a + 0x7FFFFFu));
+    umax = a > umax ? a : umax;
+  }
+  for (int m = 1; m < L; m <<= 1) kmax = kg_imax(kmax, (int)kg_shfl_xor_u32((uint32_t)kmax, m, kWave));
+  const bool zero = kmax <= 0x7FFFFF;
+  const uint32_t A = zero ? 0u : (uint32_t)kmax - 0x7FFFFFu;
+  // The sign: this lane's first element of magnitude A, then the least lane.
+  uint32_t key = 0xFFFFFFFFu;
+  for (int j = E - 1; j >= 0; --j)
+    if ((xb[j] & 0x7FFFFFFFu) == A) key = ((uint32_t)lane << 1) | (xb[j] >> 31);
+  for (int m = 1; m < L; m <<= 1) key = kg_umin(key, kg_shfl_xor_u32(key, m, kWave));
+  const uint32_t pivot = A | (key << 31);
+  const uint32_t iscale = zero ? 0u : f32_div(0xC2FE0000u, pivot);  // -127 / max
+  const uint32_t d = zero ? 0u : f32_div(0x3F800000u, iscale);     // 1 / iscale
+  const bool fast = A - 0x0D800000u < 0x7F800000u - 0x0D800000u && umax <= 0x7F800000u;
+
+  uint32_t qb[E];
+  int gsum = 0;
+  if (fast) {
+    uint32_t raw = 0u;  // the sum of bits(p + 1.5 2^23) = 16 * 0x4B400000 + the group sum
+    for (int j = 0; j < E; ++j) {
+      const uint32_t t = kg_f32_bits(kg_fadd_rn(kg_fmul_rn(kg_bits_to_f32(iscale), kg_bits_to_f32(xb[j])), 12582912.0f));
+      qb[j] = t & 0xFFu;
+      raw += t;
+    }
+    gsum = (int)(raw - 16u * 0x4B400000u);
+  } else {
+    for (int j = 0; j < E; ++j) {
+      qb[j] = zero ? 0u : qbyte(kg_bits_to_f32(iscale), xb[j]);
+      gsum += (int)(qb[j] << 24) >> 24;
+    }
+  }
+  for (int w = 0; w < E / 4; ++w) {
+    const uint32_t word = qb[4 * w] | (qb[4 * w + 1] << 8) | (qb[4 * w + 2] << 16) | (qb[4 * w + 3] << 24);
+    if (valid) dst[1 + e0 / 4 + w] = word;
+  }
+  // bsums: this lane's group is number lane; word lane / 2 pairs two lanes.
+  const uint32_t hi = kg_shfl_xor_u32((uint32_t)gsum, 1, kWave);
+  if (valid && (lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
+  if (valid && lane == 0) dst[0] = d;
+}
+
+// The body of every kernel: the thread tile (the baseline) runs q8kt,
+// every other q8kv.
+template <int XT, int LAYOUT, int WG, int WAVES>
+KG_DEVICE void q8k(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+  if constexpr (LAYOUT == KG_THREAD) {
+    q8kt<XT, LAYOUT, WG, WAVES>(X, Y, rows, K, gx);
+  } else {
+    q8kv<XT, WG>(X, Y, rows, K, gx);
+  }
+}
+
 }  // namespace
 
 // Every kernel: (X, Y, rows, K, gx); grid (gx, gy) with gx * gy >= the
-// workgroups; block = workgroup size in its name's tile.
+// workgroups; block = workgroup size in its name's tile. The thread tile
+// runs q8k (a lane per superblock, the baseline), every other q8kv.
 
 KG_KERNEL(256) quant_q8k_bf16_multi(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
   q8k<KG_BF16, KG_SUBGROUP, 256, 4>(X, Y, rows, K, gx);
