@@ -24,17 +24,17 @@ q1=$(bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nq) || { 
 wait $p1
 log "nvcc done: $(grep -c 'registers' "$out/ptxas.txt") ptxas reports"
 grep -E "Compiling entry|registers|spill" "$out/ptxas.txt" | paste - - - | sed -E 's/ptxas info *: //g' | awk '{print}' | tail -n 30
-for k in mmvq_q4_k_r16_t8_mma128 mmvq_q4_k_r128_t1_mmw128 mmvq_q4_k_r128_t8_mmw128 mmvq_q4_k_r128_t8_mmx128; do
+for k in mmvq_q4_k_r16_t1_mma128 mmvq_q4_k_r16_t8_mma128 mmvq_q4_k_r16_t8_mmd128; do
   cuobjdump -sass -fun "$k" /tmp/nm/mma.cubin > "/tmp/nm/$k.sass" 2>&1
   echo "== $k: $(grep -cE '^\s+/\*[0-9a-f]+\*/' "/tmp/nm/$k.sass") instructions"; grep -oE '^\s+/\*[0-9a-f]+\*/\s+[A-Z0-9_.]+' "/tmp/nm/$k.sass" | awk '{print $2}' | sed -E 's/\..*//' | sort | uniq -c | sort -rn | head -14 | paste -sd' '
 done | tee "$out/sass-summary.txt"
-cat /tmp/nm/mmvq_q4_k_r128_t8_mmw128.sass > "$out/sass-t8.txt"
+cat /tmp/nm/mmvq_q4_k_r16_t8_mma128.sass > "$out/sass-t8.txt"
 log "verify"
 timeout -k 10 90 bin/gen verify --backend cuda --arch sm90 --family mmvq --module "$mv" > "$out/verify.txt" 2>&1; echo "exit $?" >> "$out/verify.txt"
 grep -iE "fail|mma|mmd" "$out/verify.txt" | head -n 12; tail -n 2 "$out/verify.txt"
 log "memcheck"
 m=/tmp/nm/mma.cubin
-timeout -k 10 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant mmvq_q4_k_r256_t8_mmx128 > "$out/memcheck.txt" 2>&1
+timeout -k 10 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant mmvq_q4_k_r16_t8_mmd128 > "$out/memcheck.txt" 2>&1
 tail -n 3 "$out/memcheck.txt"
 log "bench target"
 timeout -k 10 ${BUDGET_T:-130} bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --dtypes q4_k --reps ${REPS:-10} --shapes bench/mmvq-shapes-target.yaml --out "$out/bench-target.json" > "$out/bench-target.txt" 2>&1
