@@ -34,6 +34,7 @@ KG_DEVICE float kg_fadd_rn(float a, float b) { return __fadd_rn(a, b); }
 // which callers of kg_fdiv route elsewhere (see KG_FDIV_RN below).
 KG_DEVICE float kg_fdiv(float a, float b) { return __fdiv_rn(a, b); }
 #define KG_FDIV_RN 1
+KG_DEVICE float kg_fmaf(float a, float b, float c) { return fmaf(a, b, c); }  // a * b + c, one rounding
 
 #elif defined(KGEN_CPU_SIM)
 #include "kgen_cpu_sim.h"
@@ -102,6 +103,7 @@ KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u)
 // pragmas, and an operation outside `contract(off)` may be fused into an FMA.
 KG_DEVICE uint32_t kg_f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
 KG_DEVICE int kg_msb(uint32_t x) { return 31 - __builtin_clz(x); }
+KG_DEVICE float kg_fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }  // a * b + c, one rounding
 KG_DEVICE float kg_fmul_rn(float a, float b) {
 #pragma clang fp contract(off)
   return a * b;
