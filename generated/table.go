@@ -20,23 +20,23 @@ var SPIRV embed.FS
 // Artifacts lists the 104 files variants live in, with their SHA-256.
 var Artifacts = [104]table.Artifact{
 	{Path: "hip/gemv_gfx1100.hip", SHA256: "5b0f7d8459bac5c91b4107bba575ad18b1de9fbe566137e6123e384db0659607"},
-	{Path: "hip/mmvq_gfx1100.hip", SHA256: "21776f1aadbe71c41a029f0c0003991218247605fb1fe97126c91780a4d0b23d"},
+	{Path: "hip/mmvq_gfx1100.hip", SHA256: "62eb80e5fb627164d699b582f9b17102393ff11ad426f78ed9efc3996c1d8350"},
 	{Path: "hip/quant_q8_1_gfx1100.hip", SHA256: "f299e3927ad1eeddb2ede804eaefb0075edcd7dbfa161b485d522790732d84ea"},
 	{Path: "hip/quant_q8k_gfx1100.hip", SHA256: "26b14e0014aadec0681d495decb21c3d214c2037ad76ba007eeb8f5ae4961b28"},
 	{Path: "hip/gemv_gfx1200.hip", SHA256: "45d75eef856f8e8277662b3ea6af50d882996a0a2afcae7cd80fec49331ffe83"},
-	{Path: "hip/mmvq_gfx1200.hip", SHA256: "14a0b2fa6c1458372449ef2b3c7b11e68c48d6c96e8b9bcf689665aaa97760cf"},
+	{Path: "hip/mmvq_gfx1200.hip", SHA256: "1202547a41e799b17d0d47ac5218406a8e38c7630eb2cd33f8fb12247233675b"},
 	{Path: "hip/quant_q8_1_gfx1200.hip", SHA256: "fe95b691eab9f997863a384fabac8589d79188e1ec69bf09bfe8ea449f4f32b7"},
 	{Path: "hip/quant_q8k_gfx1200.hip", SHA256: "78d1c552d307374ee42c3da7d02da6054ee75fdaff4fa0015272b778b5ecb011"},
 	{Path: "hip/gemv_gfx90a.hip", SHA256: "69d0bf872e4983ea4921fbd747d5c6543478c0fc20cb8943140b93676be7397d"},
-	{Path: "hip/mmvq_gfx90a.hip", SHA256: "f951ada81dd53949167ab85543f1fafe7c0c2274f7a1e66533b0290152b73f81"},
+	{Path: "hip/mmvq_gfx90a.hip", SHA256: "091a58aae573a41d6e14898e41df81488cee0ca527e7aec6f40ea2b02483685d"},
 	{Path: "hip/quant_q8_1_gfx90a.hip", SHA256: "6d6d1ecdf4ad96d81cb8bbf86d63d84c63ddfe40963232ef53dad544de1f3ab7"},
 	{Path: "hip/quant_q8k_gfx90a.hip", SHA256: "903e10d92ca0d1857dd7a7bef94b861761266073a19590db8f229c06505a345c"},
 	{Path: "hip/gemv_gfx942.hip", SHA256: "87a38abebe6aa4fe60077c631793c872ea1d5a074d6f8a37f375674f91bad26f"},
-	{Path: "hip/mmvq_gfx942.hip", SHA256: "f2b47239666177183c58d364ec1d4cd5d299a5fb7a5781b534cba1f949b9d473"},
+	{Path: "hip/mmvq_gfx942.hip", SHA256: "58167c9ab1edb74ccb0f4ac78f7dae460b2a047e4ec87ae255136cae4a5b8d3f"},
 	{Path: "hip/quant_q8_1_gfx942.hip", SHA256: "fe325630d88d1173dea060835d5242630e32be4ef61cc9c614fc842365200a8e"},
 	{Path: "hip/quant_q8k_gfx942.hip", SHA256: "50caa43ad402e3afc4532da464e5a10ca0e3440e3ce8ac988f50f70a4a9e99df"},
 	{Path: "hip/gemv_sm90.hip", SHA256: "e2d2cce8ed0faea192302a62dd4905a695a7252cfd3dcab26ba4a949e49d6c80"},
-	{Path: "hip/mmvq_sm90.hip", SHA256: "232605a317e0e8b130c4042f5ba02a7a17662afca361a2d728d689d6054b7b45"},
+	{Path: "hip/mmvq_sm90.hip", SHA256: "2cc8275a74ada6dfaf623f3744507b81a76f230f085768ad38ae5c68556e7503"},
 	{Path: "hip/quant_q8_1_sm90.hip", SHA256: "d3f5d188ad85afe4519d784586a609006d5ebab02236ec947b473fdea9cb01b9"},
 	{Path: "hip/quant_q8k_sm90.hip", SHA256: "76e269f2b6cafbbce82e6dfca1cfe3af5491d7b73dd8bc276f363a407437976e"},
 	{Path: "spirv/gemv_bf16_p1_subgroup.spv", SHA256: "5be86ef10a3e0fd1c4c42314382ddcafce8298ad154bc7c78e7ff6108e39032e"},
@@ -125,8 +125,8 @@ var Artifacts = [104]table.Artifact{
 	{Path: "spirv/quant_q8k_f32_workgroup.spv", SHA256: "39d33c5053305220a6316a5c80be7372e2e7783e2bd7e1272a67b5d7a9f63f63"},
 }
 
-// ParamSets lists the 2428 distinct parameter sets of the variants, typed.
-var ParamSets = [2428][]table.Param{
+// ParamSets lists the 2440 distinct parameter sets of the variants, typed.
+var ParamSets = [2440][]table.Param{
 	{{N: "dtype", S: "bf16"}, {N: "pack", I: 1}, {N: "rows", I: 1}, {N: "tokens", I: 1}, {N: "tile", S: "sg"}, {N: "layout", S: "subgroup"}, {N: "splits", I: 1}, {N: "wg", I: 0}},
 	{{N: "dtype", S: "bf16"}, {N: "pack", I: 1}, {N: "rows", I: 1}, {N: "tokens", I: 1}, {N: "tile", S: "sk4"}, {N: "layout", S: "splitk"}, {N: "splits", I: 4}, {N: "wg", I: 256}},
 	{{N: "dtype", S: "bf16"}, {N: "pack", I: 1}, {N: "rows", I: 1}, {N: "tokens", I: 1}, {N: "tile", S: "wg128"}, {N: "layout", S: "workgroup"}, {N: "splits", I: 1}, {N: "wg", I: 128}},
@@ -2555,9 +2555,21 @@ var ParamSets = [2428][]table.Param{
 	{{N: "dtype", S: "fp8e4m3_f16"}, {N: "pack", I: 8}, {N: "rows", I: 8}, {N: "tokens", I: 8}, {N: "tile", S: "wg256"}, {N: "layout", S: "workgroup"}, {N: "splits", I: 1}, {N: "wg", I: 256}},
 	{{N: "dtype", S: "fp8e4m3_f16"}, {N: "pack", I: 8}, {N: "rows", I: 8}, {N: "tokens", I: 8}, {N: "tile", S: "wg512"}, {N: "layout", S: "workgroup"}, {N: "splits", I: 1}, {N: "wg", I: 512}},
 	{{N: "dtype", S: "fp8e4m3_f16"}, {N: "pack", I: 8}, {N: "rows", I: 8}, {N: "tokens", I: 8}, {N: "tile", S: "wg64"}, {N: "layout", S: "workgroup"}, {N: "splits", I: 1}, {N: "wg", I: 64}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 1}, {N: "tile", S: "mma128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 1}, {N: "tile", S: "mma512"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 512}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 1}, {N: "tile", S: "mmd128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 2}, {N: "tile", S: "mma128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 2}, {N: "tile", S: "mma512"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 512}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 2}, {N: "tile", S: "mmd128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 4}, {N: "tile", S: "mma128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 4}, {N: "tile", S: "mma512"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 512}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 4}, {N: "tile", S: "mmd128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 8}, {N: "tile", S: "mma128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 8}, {N: "tile", S: "mma512"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 512}},
+	{{N: "dtype", S: "q4_k"}, {N: "rows", I: 16}, {N: "tokens", I: 8}, {N: "tile", S: "mmd128"}, {N: "layout", S: "mma"}, {N: "splits", I: 1}, {N: "unit", I: 64}, {N: "wg", I: 128}},
 }
 
-// Variants lists all 12952 variants, sorted by backend, arch and name.
+// Variants lists all 12964 variants, sorted by backend, arch and name.
 var Variants = []table.Variant{
 	{Name: "gemv_bf16_p1_r1_t1_sg", Family: "gemv", Backend: "hip", Arch: "gfx1100", Params: ParamSets[0], Artifact: &Artifacts[0]},
 	{Name: "gemv_bf16_p1_r1_t1_sk4", Family: "gemv", Backend: "hip", Arch: "gfx1100", Params: ParamSets[1], Artifact: &Artifacts[0]},
@@ -10159,6 +10171,18 @@ var Variants = []table.Variant{
 	{Name: "gemv_fp8e4m3_f16_p8_r8_t8_wg256", Family: "gemv", Backend: "hip", Arch: "sm90", Params: ParamSets[2425], Artifact: &Artifacts[16]},
 	{Name: "gemv_fp8e4m3_f16_p8_r8_t8_wg512", Family: "gemv", Backend: "hip", Arch: "sm90", Params: ParamSets[2426], Artifact: &Artifacts[16]},
 	{Name: "gemv_fp8e4m3_f16_p8_r8_t8_wg64", Family: "gemv", Backend: "hip", Arch: "sm90", Params: ParamSets[2427], Artifact: &Artifacts[16]},
+	{Name: "mmvq_q4_k_r16_t1_mma128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2428], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t1_mma512", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2429], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t1_mmd128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2430], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t2_mma128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2431], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t2_mma512", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2432], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t2_mmd128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2433], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t4_mma128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2434], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t4_mma512", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2435], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t4_mmd128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2436], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t8_mma128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2437], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t8_mma512", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2438], Artifact: &Artifacts[17]},
+	{Name: "mmvq_q4_k_r16_t8_mmd128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[2439], Artifact: &Artifacts[17]},
 	{Name: "mmvq_q4_k_r1_t1_sg", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[1140], Artifact: &Artifacts[17]},
 	{Name: "mmvq_q4_k_r1_t1_sk4", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[1141], Artifact: &Artifacts[17]},
 	{Name: "mmvq_q4_k_r1_t1_wg128", Family: "mmvq", Backend: "hip", Arch: "sm90", Params: ParamSets[1142], Artifact: &Artifacts[17]},
@@ -16125,6 +16149,27 @@ var Archs = []table.Arch{
 			}, {
 				Expr: "(layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608))",
 				Why:  "H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
+			}},
+		}, {
+			Family: "mmvq",
+			Rules: []table.Rule{{
+				Expr: "tokens - m",
+				Why:  "fewest idle token slots",
+			}, {
+				Expr: "(layout == \"mma\") != (m >= 3 || m == 2 && (k <= 3072 || n >= 100000 || k > 4096 && k <= 5120 && n >= 8192) || m == 1 && n >= 100000 && k != 4096)",
+				Why:  "H200: integer tensor cores from 3 tokens; at 2 on K <= 3072, LM heads and K = 5120 with 8192+ rows; at 1 on LM heads but K = 4096; dp4a otherwise",
+			}, {
+				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (n <= 2048 || n <= 5120 && k >= 16384 && m <= 4)) + ((tile == \"mmd128\") != (n > 2048 && n <= 4096 && k >= 4096)))",
+				Why:  "H200 tensor cores: 512 lanes up to 2048 rows (and 5120-row down projections of 16k+ K up to 4 tokens), two superblocks a step on 4096-row layers with K >= 4096, else 128 lanes",
+			}, {
+				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (k <= 2048))",
+				Why:  "H200 CUDA cores: a warp per row when K <= 2048, a workgroup per row above",
+			}, {
+				Expr: "(layout != \"mma\") * (rows != 2 + 2 * (k <= 2048))",
+				Why:  "H200 CUDA cores: two rows per workgroup (four when K <= 2048)",
+			}, {
+				Expr: "(layout == \"workgroup\") * (wg != 128 - 64 * (k <= 4096))",
+				Why:  "H200 CUDA cores: 128 lanes, 64 when K <= 4096",
 			}},
 		}},
 		SharedMemory: 232448,
