@@ -11,7 +11,8 @@ import (
 )
 
 // The real spec: tensor-core (mma) tiles exist only for target: cuda archs,
-// always 16 rows, pack 8 and 16-bit activations; no other layout has 16 rows.
+// always 16 rows; GEMV ones pack 8 (fp8: 16) and 16-bit activations, mmvq
+// ones (integer MMAs) q4_k weights only; no other layout has 16 rows.
 func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 	s, err := spec.Load(templates.FS, "templates")
 	if err != nil {
@@ -21,7 +22,7 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mma := 0
+	mma, mmvq := 0, 0
 	for _, v := range vs {
 		isMMA := v.Params["layout"] == "mma"
 		if v.Params["rows"] == "16" != isMMA {
@@ -34,12 +35,19 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 		if v.Arch.Target != "cuda" {
 			t.Errorf("%s: an mma tile on arch %s (target %q)", v.Key(), v.Arch.Name, v.Arch.Target)
 		}
+		if v.Family.Name == "mmvq" {
+			mmvq++
+			if v.Params["dtype"] != "q4_k" {
+				t.Errorf("%s: integer mma tiles take q4_k weights only", v.Key())
+			}
+			continue
+		}
 		if want := map[bool]string{true: "16", false: "8"}[strings.HasPrefix(v.Params["dtype"], "fp8")]; v.Params["pack"] != want || strings.HasPrefix(v.Params["dtype"], "f32") {
 			t.Errorf("%s: mma needs 16-byte weight loads (pack 8; fp8: 16) and 16-bit activations", v.Key())
 		}
 	}
-	if mma == 0 {
-		t.Fatal("no mma variants at all: the sm90 arch should list them")
+	if mma == 0 || mmvq == 0 {
+		t.Fatalf("%d mma variants, %d of them mmvq: the sm90 arch should have both families' tiles", mma, mmvq)
 	}
 }
 
@@ -51,7 +59,7 @@ func TestMMATilesRefusedForAMDTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys["archs/gfx1201.yaml"] = &fstest.MapFile{Data: []byte("arch: gfx1201\nbackend: hip\nwave: 32\ncompute_units: 32\nshared_memory: 65536\ndtypes: [bf16]\nemit:\n  gemv:\n    tile: [wg64, mma256]\n")}
+	fsys["archs/gfx1201.yaml"] = &fstest.MapFile{Data: []byte("arch: gfx1201\nbackend: hip\nwave: 32\ncompute_units: 32\nshared_memory: 65536\ndtypes: [bf16, q4_k]\nemit:\n  gemv:\n    tile: [wg64, mma256]\n  mmvq:\n    tile: [wg64, mma128]\n")}
 	s, err := spec.Load(fsys, "templates")
 	if err != nil {
 		t.Fatal(err)
@@ -60,18 +68,22 @@ func TestMMATilesRefusedForAMDTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, nq := 0, 0
 	for _, v := range vs {
-		if v.Arch.Name != "gfx1201" || v.Family.Name != "gemv" {
+		if v.Arch.Name != "gfx1201" || v.Family.Name != "gemv" && v.Family.Name != "mmvq" {
 			continue
 		}
-		n++
+		if v.Family.Name == "mmvq" {
+			nq++
+		} else {
+			n++
+		}
 		if v.Params["layout"] == "mma" {
 			t.Errorf("%s: mma tile emitted for an amdgcn target", v.Key())
 		}
 	}
-	if n == 0 {
-		t.Fatal("gfx1201 has no gemv variants: the test arch is wrong")
+	if n == 0 || nq == 0 {
+		t.Fatalf("gfx1201 has %d gemv and %d mmvq variants: the test arch is wrong", n, nq)
 	}
 }
 

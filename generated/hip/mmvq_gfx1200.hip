@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kWave = 32;
 constexpr int kIntDot = KG_IDOT_SUDOT4;
-enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2 };
+enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2, KG_MMA = 3 };
 enum { KG_Q4_K = 0, KG_Q6_K = 1, KG_Q8_0 = 2 };
 
 // Weights: rows of K / 256 (q4_k, q6_k) or K / 32 (q8_0) ggml blocks, a
@@ -301,6 +301,187 @@ KG_DEVICE void mmvq(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
     for (int i = 0; i < NWAVE; ++i) sum += red[i][tid];
   }
   finish<SPLITS>(sum, tid < R * TOK, t, row0 + r, Y, partial, counter, T, N);
+}
+
+
+// Integer tensor-core layouts (KG_MMA, target: cuda archs only; q4_k).
+// mma.sync m16n8k32 s8: 16 weight rows are the MMA's M, tokens its N (8;
+// T <= TOK of them real). One k32 is one Q4_K sub-block (32 weights under
+// one 6-bit scale and min) and one Q8_1 block, so each MMA's int32 result
+// per (row, token) is that sub-block's exact integer dot, and the f32 work
+// is dx * (d*sc * dot - dmin*m * sum(q8)) per (row, token, sub-block), the
+// Q8_1 sums coming from a second MMA with A all ones. Lane (g, q) = (lane /
+// 4, lane % 4) loads rows g and g + 8 of a 16-row tile: the 16-byte head of
+// a superblock (d, dmin, scales) and quant bytes 8q..8q+7 of each of its
+// four 32-byte chunks (chunk c: sub-block 2c in the low nibbles, 2c+1 in the
+// high ones); a quad's 32 bytes of a chunk are whole 32-byte segments of the
+// row. Which weight fills which MMA k slot does not matter as long as A and
+// B agree: weights 8q..8q+3 of a sub-block go to k slots 4q..4q+3 and
+// 8q+4..8q+7 to 4q+16..4q+19, and B takes the same quants of the Q8_1 block
+// (token g). The int32 accumulators start at 0x4B400000 (the f32 1.5 *
+// 2^23), so each result read as f32 is 12582912 + the dot (|dot| < 2^22),
+// one exact subtraction from its value. Weights stream past L1
+// (no_allocate on CUDA), which keeps the activations there. Rows past N and
+// tokens past T are clamped for loads and never stored.
+// A workgroup owns one 16-row tile; its warps take the tile's superblocks in
+// turn (mmaN: one a step, mmdN: two consecutive ones) and sum in warp
+// order. The next step loads while this one computes (two register
+// buffers), and every loop bound is the warp's, never the lane's: mma.sync
+// needs all 32 lanes. (Measured on an H200, bench/results/h200-2026-12-02m2-*:
+// a warp owning whole tiles and streaming them in one pipeline, with or
+// without the activations prefetched, lost to these on all but 3 of 84
+// cases, by up to 2x.)
+KG_DEVICE float u8_magic(uint32_t w, int i) {  // byte i of w as the f32 2^23 + byte
+#if defined(__CUDACC__)
+  return kg_bits_to_f32(__byte_perm(w, 0x4B000000u, 0x7440 + i));
+#else
+  return kg_bits_to_f32(0x4B000000u | ((w >> (8 * i)) & 0xFFu));
+#endif
+}
+KG_DEVICE float mma_f32(int v) { return kg_bits_to_f32((uint32_t)v) - 12582912.0f; }
+KG_DEVICE void ldw16(uint32_t (&v)[4], const uint8_t* p) {
+#if defined(__CUDACC__)
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "l"(p));
+#else
+  kg_load<16>(v, p);
+#endif
+}
+KG_DEVICE void ldw8(uint32_t& a, uint32_t& b, const uint8_t* p) {
+#if defined(__CUDACC__)
+  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
+#else
+  uint32_t v[4];
+  kg_load<8>(v, p);
+  a = v[0], b = v[1];
+#endif
+}
+// One superblock of a tile's rows g, g + 8 (w[h]: the superblock's start).
+struct MmaW { uint32_t h[2][4], qs[2][4][2]; };
+KG_DEVICE void mma_loadw(MmaW& s, const uint8_t* w0, const uint8_t* w1, int q) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const uint8_t* blk = h ? w1 : w0;
+    ldw16(s.h[h], blk);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) ldw8(s.qs[h][c][0], s.qs[h][c][1], blk + 16 + 32 * c + 8 * q);
+  }
+}
+// The activations of superblock b: B (token g: xb) and the d words of
+// tokens 2q, 2q + 1 (xd0, xd1).
+struct MmaX { uint32_t b[8][2], d[8][2]; };
+template <int TOK>
+KG_DEVICE void mma_loadx(MmaX& s, const uint32_t* __restrict__ xb, const uint32_t* __restrict__ xd0, const uint32_t* __restrict__ xd1, int b) {
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const size_t o = (size_t)(8 * b + j) * 9;
+    s.b[j][0] = xb[o], s.b[j][1] = xb[o + 1];
+    s.d[j][0] = xd0[o];
+    s.d[j][1] = TOK > 1 ? xd1[o] : 0u;
+  }
+}
+template <int TOK>
+KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
+  constexpr int MAGIC = 0x4B400000;
+  // d * scale and dmin * min of the 8 sub-blocks of rows g, g + 8 (exact:
+  // 11 x 6 bits; (2^23 + s) * d - 2^23 * d in one rounding).
+  float dsc[2][8], dm[2][8];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const float d = kg_f16_to_f32(s.h[h][0] & 0xFFFFu), dmin = kg_f16_to_f32(s.h[h][0] >> 16);
+    const float nd = -8388608.0f * d, ndmin = -8388608.0f * dmin;  // exact
+    const uint32_t s0 = s.h[h][1], s1 = s.h[h][2], s2 = s.h[h][3];
+    const uint32_t sc[2] = {s0 & 0x3F3F3F3Fu, (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u)};
+    const uint32_t mn[2] = {s1 & 0x3F3F3F3Fu, ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u)};
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      dsc[h][j] = kg_fmaf(u8_magic(sc[j / 4], j % 4), d, nd);
+      dm[h][j] = kg_fmaf(u8_magic(mn[j / 4], j % 4), dmin, ndmin);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const int c = j / 2, sh = 4 * (j % 2);
+    int D[4] = {MAGIC, MAGIC, MAGIC, MAGIC}, S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
+    kg_mma_s8_16x8x32<TOK>(D, (s.qs[0][c][0] >> sh) & 0x0F0F0F0Fu, (s.qs[1][c][0] >> sh) & 0x0F0F0F0Fu,
+                           (s.qs[0][c][1] >> sh) & 0x0F0F0F0Fu, (s.qs[1][c][1] >> sh) & 0x0F0F0F0Fu, x.b[j][0], x.b[j][1]);
+    kg_mma_s8_16x8x32<TOK>(S, 0x01010101u, 0x01010101u, 0x01010101u, 0x01010101u, x.b[j][0], x.b[j][1]);
+    const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
+    const float dx[2] = {kg_f16_to_f32(x.d[j][0] & 0xFFFFu), kg_f16_to_f32(x.d[j][1] & 0xFFFFu)};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int h = i / 2, t = i % 2;
+      if (TOK == 1 && t == 1) continue;
+      acc[i] += dx[t] * (dsc[h][j] * mma_f32(D[i]) - dm[h][j] * fs[t]);
+    }
+  }
+}
+
+// mmaN / mmdN: 16 rows per workgroup, warp w takes superblocks U w .. U w +
+// U - 1, then U NW further on, ...
+template <int TOK, int WG, int U>
+KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  constexpr int NW = WG / 32;
+  static_assert(WG % 32 == 0 && NW >= 4, "mma tiles: whole warps, at least 4 (the 128 outputs are summed by as many lanes)");
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int row0 = kg_bid_x() * 16;
+  const int NB = K / 256, XB = K / 32;
+  const uint8_t* w0 = W + (size_t)min(row0 + g, N - 1) * NB * 144;
+  const uint8_t* w1 = W + (size_t)min(row0 + 8 + g, N - 1) * NB * 144;
+  const uint32_t* x = (const uint32_t*)X;
+  const uint32_t* xb = x + (size_t)min(g, T - 1) * XB * 9 + 1 + 2 * q;  // token g, quants 8q..8q+7
+  const uint32_t* xd0 = x + (size_t)min(2 * q, T - 1) * XB * 9;         // tokens 2q, 2q + 1: d
+  const uint32_t* xd1 = x + (size_t)min(2 * q + 1, T - 1) * XB * 9;
+
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  struct Step {
+    MmaW u[U];
+  };
+  auto load = [&](Step& s, int b) {
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (b + u < NB) mma_loadw(s.u[u], w0 + (size_t)(b + u) * 144, w1 + (size_t)(b + u) * 144, q);
+  };
+  auto compute = [&](const Step& s, int b) {
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (b + u < NB) {
+        MmaX xs;
+        mma_loadx<TOK>(xs, xb, xd0, xd1, b + u);
+        mma_q4k<TOK>(acc, s.u[u], xs);
+      }
+    }
+  };
+  constexpr int STEP = U * NW;
+  int b = U * warp;
+  if (b < NB) {
+    Step s0, s1;
+    load(s0, b);
+    while (true) {
+      if (b + STEP < NB) load(s1, b + STEP);
+      compute(s0, b);
+      b += STEP;
+      if (b >= NB) break;
+      if (b + STEP < NB) load(s0, b + STEP);
+      compute(s1, b);
+      b += STEP;
+      if (b >= NB) break;
+    }
+  }
+
+  // Sum the warps' fragments in warp order; thread i < 128 owns fragment
+  // element i / 32 of lane i % 32: row g + 8 * (i / 64), token 2q + (i / 32) % 2.
+  KG_SHARED float red[NW][4][32];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
+  kg_sync();
+  if (tid < 128) {
+    const int i = tid / 32;
+    float sum = 0.0f;
+    for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
+    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
+    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+  }
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ KG_DEVICE float kg_fadd_rn(float a, float b) { return __fadd_rn(a, b); }
 // which callers of kg_fdiv route elsewhere (see KG_FDIV_RN below).
 KG_DEVICE float kg_fdiv(float a, float b) { return __fdiv_rn(a, b); }
 #define KG_FDIV_RN 1
+KG_DEVICE float kg_fmaf(float a, float b, float c) { return fmaf(a, b, c); }  // a * b + c, one rounding
 
 #elif defined(KGEN_CPU_SIM)
 #include "kgen_cpu_sim.h"
@@ -102,6 +103,7 @@ KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u)
 // pragmas, and an operation outside `contract(off)` may be fused into an FMA.
 KG_DEVICE uint32_t kg_f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
 KG_DEVICE int kg_msb(uint32_t x) { return 31 - __builtin_clz(x); }
+KG_DEVICE float kg_fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }  // a * b + c, one rounding
 KG_DEVICE float kg_fmul_rn(float a, float b) {
 #pragma clang fp contract(off)
   return a * b;
@@ -246,6 +248,37 @@ template <int XT>
 KG_DEVICE void kg_mma_16x8x16(float (&)[4], uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
   static_assert(XT < 0, "tensor-core (mma) GEMV tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
 }
+#endif
+
+// Integer tensor-core MMA (NVIDIA sm_80+, target: cuda only): D = A(16x32)
+// B(32x8) + D, s8 x s8 -> s32 (exact), for the quantized-weight GEMV's mma
+// tiles. Fragments per lane (g = lane / 4, q = lane % 4), as PTX defines
+// m16n8k32 .s8 (each register holds 4 int8, the lowest k in the low byte):
+//   a0: A[g][4q..4q+3]  a1: A[g+8][4q..4q+3]  a2: A[g][4q+16..]  a3: A[g+8][4q+16..]
+//   b0: B[4q..4q+3][g]  b1: B[4q+16..4q+19][g]
+//   d0,d1: D[g][2q, 2q+1]  d2,d3: D[g+8][2q, 2q+1]
+// TAG is any template argument of the caller (it keeps the AMD branch's
+// refusal to the instantiations that reach it).
+#if defined(__CUDACC__)
+template <int TAG>
+KG_DEVICE void kg_mma_s8_16x8x32(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+#define KG_MMA_S8 1
+#elif defined(KGEN_CPU_SIM)
+template <int TAG>
+KG_DEVICE void kg_mma_s8_16x8x32(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+  kg_sim_mma_s8(d, a0, a1, a2, a3, b0, b1);  // the warp's operands, exchanged (kgen_cpu_sim.h)
+}
+#define KG_MMA_S8 1
+#else
+template <int TAG>
+KG_DEVICE void kg_mma_s8_16x8x32(int (&)[4], uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
+  static_assert(TAG < 0 && TAG >= 0, "integer tensor-core (mma) mmvq tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
+}
+#define KG_MMA_S8 0
 #endif
 
 // ===== fp8 e4m3 decode (GEMV weights) =======================================

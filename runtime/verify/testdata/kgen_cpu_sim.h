@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 #define KG_DEVICE static inline
 #define KG_KERNEL(wg) extern "C" void
@@ -32,7 +33,59 @@ extern uint32_t kg_sim_slots[];  // one per lane, for shuffles
 KG_DEVICE int kg_tid() { return kg_sim.tid; }
 KG_DEVICE int kg_bid_x() { return kg_sim.bx; }
 KG_DEVICE int kg_bid_y() { return kg_sim.by; }
-KG_DEVICE void kg_sync() { kg_sim_barrier(); }
+// Lanes seen (every lane's first segment ends at a kg_sync or an MMA), and
+// per lane the barriers and MMA exchanges it has passed.
+static int kg_sim_lanes;
+static unsigned kg_sim_syncs[1024], kg_sim_mma_in[1024], kg_sim_mma_out[1024];
+static uint32_t kg_sim_mma_ops[1024][6];
+KG_DEVICE void kg_sim_seen() {
+  if (kg_sim.tid + 1 > kg_sim_lanes) kg_sim_lanes = kg_sim.tid + 1;
+}
+// A real workgroup barrier: the lane waits until every lane has arrived,
+// also when the lanes got here through different numbers of switches (a
+// warp of the tensor-core tiles may run more MMAs than another); for
+// kernels in lockstep it is one switch, as before.
+KG_DEVICE void kg_sync() {
+  kg_sim_seen();
+  const unsigned c = ++kg_sim_syncs[kg_sim.tid];
+  for (bool all = false; !all;) {
+    kg_sim_barrier();
+    all = true;
+    for (int l = 0; l < kg_sim_lanes; ++l) all = all && kg_sim_syncs[l] >= c;
+  }
+}
+// mma.sync m16n8k32 s8 x s8 -> s32 for the 32 lanes of the caller's warp
+// (fragments as kgen_hip.h documents them): each lane posts its operands,
+// waits for the warp's, and computes its four results.
+KG_DEVICE void kg_sim_mma_s8(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+  kg_sim_seen();
+  const int t = kg_sim.tid, w0 = t / 32 * 32, g = t % 32 / 4, q = t % 4;
+  const unsigned mine = kg_sim_mma_in[t];
+  for (bool all = false; !all;) {  // the warp has read the previous exchange
+    all = true;
+    for (int l = w0; l < w0 + 32; ++l) all = all && kg_sim_mma_out[l] >= mine;
+    if (!all) kg_sim_barrier();
+  }
+  const uint32_t ops[6] = {a0, a1, a2, a3, b0, b1};
+  memcpy(kg_sim_mma_ops[t], ops, sizeof ops);
+  const unsigned c = ++kg_sim_mma_in[t];
+  for (bool all = false; !all;) {
+    kg_sim_barrier();
+    all = true;
+    for (int l = w0; l < w0 + 32; ++l) all = all && kg_sim_mma_in[l] >= c;
+  }
+  auto s8 = [](uint32_t w, int k) { return (int)(int8_t)(w >> (8 * (k % 4))); };
+  for (int i = 0; i < 4; ++i) {
+    const int r = g + 8 * (i / 2), n = 2 * q + i % 2;
+    int acc = d[i];
+    for (int k = 0; k < 32; ++k) {
+      const int la = w0 + (r % 8) * 4 + (k % 16) / 4, lb = w0 + n * 4 + (k % 16) / 4;
+      acc += s8(kg_sim_mma_ops[la][(r >= 8) + 2 * (k >= 16)], k) * s8(kg_sim_mma_ops[lb][4 + (k >= 16)], k);
+    }
+    d[i] = acc;
+  }
+  kg_sim_mma_out[t] = c;
+}
 KG_DEVICE void kg_fence() {}
 KG_DEVICE unsigned kg_atomic_inc(unsigned* p) { return (*p)++; }
 KG_DEVICE float kg_bits_to_f32(uint32_t u) {
