@@ -21,7 +21,8 @@
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
 # Vulkan loader .debs). Everything lands in $OUT/r and, packed, $OUT/r.tgz
 # (the device tool returns at most 8 files). Each phase has a time budget
-# (seconds, env BUDGET_<phase>) so a run ends inside the tool's 10 minutes.
+# (seconds, env BUDGET_<phase>, capped by DEADLINE seconds from the start)
+# so a run ends inside the tool's 10 minutes.
 set -u
 out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
 pack() { tar -C "$out" -czf "$out/r.tgz" r; }
@@ -35,14 +36,20 @@ log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
 build() {
   [ -n "${MODS:-}" ] && return
   log "nvcc"
-  g=$(bash bench/nvcc-split.sh generated/hip/gemv_sm90.hip 14 /tmp/nv) || { log "nvcc gemv failed"; exit 1; }
+  g=; [ "${BUILD_GEMV:-1}" = 1 ] && { g=$(bash bench/nvcc-split.sh generated/hip/gemv_sm90.hip 14 /tmp/nv) || { log "nvcc gemv failed"; exit 1; }; }
   q=$(bash bench/nvcc-split.sh generated/hip/quant_q8k_sm90.hip 1 /tmp/nv) || { log "nvcc q8k failed"; exit 1; }
   q1=$(bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv) || { log "nvcc q8_1 failed"; exit 1; }
   mv=$(bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 4 /tmp/nv) || { log "nvcc mmvq failed"; exit 1; }
-  GEMV=$g; MODS=$g,$q,$q1,$mv; QMODS=$q,$q1; MMVQ=$mv,$q1
+  GEMV=$g; MODS=${g:+$g,}$q,$q1,$mv; QMODS=$q,$q1; MMVQ=$mv,$q1
   log "nvcc done"
 }
-budget() { local v="BUDGET_$1"; echo "${!v:-$2}"; }
+# A phase's seconds: BUDGET_<phase> or its default, never past DEADLINE
+# (seconds since the script started, default none) less 5 s to pack up.
+budget() {
+  local v="BUDGET_$1" b; b=${!v:-$2}
+  if [ -n "${DEADLINE:-}" ]; then local left=$((DEADLINE - SECONDS - 5)); [ $left -lt $b ] && b=$left; [ $b -lt 1 ] && b=1; fi
+  echo "$b"
+}
 # compute-sanitizer memcheck of `gen verify` on each named variant, with only
 # the module holding it: a lookup in the other parts is a (harmless)
 # CUDA_ERROR_NOT_FOUND that memcheck would count as an error.
@@ -50,7 +57,7 @@ memcheck() {
   log "memcheck"
   for v in "$@"; do
     m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/*.cu | sed 's/\.cu$/.cubin/')
-    echo "== $v ($m)"; timeout 120 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
+    echo "== $v ($m)"; timeout "$(budget memcheck 120)" compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
   done > "$r/memcheck.txt" 2>&1
   grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
 }
@@ -61,14 +68,28 @@ for phase in "$@"; do
   case $phase in
   verify)
     log "verify vulkan (background) + nvcc"
-    ( bin/gen verify --backend vulkan > "$r/verify-vulkan.txt" 2>&1; echo "exit $?" >> "$r/verify-vulkan.txt" ) &
+    ( timeout "$(budget verifyvk 300)" bin/gen verify --backend vulkan > "$r/verify-vulkan.txt" 2>&1; echo "exit $?" >> "$r/verify-vulkan.txt" ) &
     vk=$!
     build
     log "verify cuda"
     timeout "$(budget verify 300)" bin/gen verify --backend cuda --arch sm90 --module "$MODS" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
     wait $vk
     tail -n 2 "$r/verify-vulkan.txt" "$r/verify-cuda.txt" | tee -a "$r/log.txt"
-    memcheck gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 quant_q8k_bf16_wg mmvq_q6_k_r2_t4_sk4 mmvq_q4_k_r4_t8_wg256 ;;
+    memcheck ${MEMCHECK:-gemv_bf16_p8_r4_t8_sk8 gemv_fp8e4m3_f16_p8_r2_t4_wg512 gemv_f32_p4_r1_t8_sg gemv_bf16_p8_r16_t8_mmask4 quant_q8k_bf16_wg mmvq_q6_k_r2_t4_sk4 mmvq_q4_k_r4_t8_wg256} ;;
+  verifyq)
+    # the quantizer and mmvq families only, both backends (their kernels
+    # changed; the GEMV sources did not), then memcheck of MEMCHECK
+    build
+    log "verify quant + mmvq"
+    for fam in quant_q8k quant_q8_1 mmvq; do
+      timeout "$(budget verifyvk 120)" bin/gen verify --backend vulkan --family $fam > "$r/verify-vulkan-$fam.txt" 2>&1; echo "exit $?" >> "$r/verify-vulkan-$fam.txt"
+    done &
+    vk=$!
+    timeout "$(budget verify 120)" bin/gen verify --backend cuda --arch sm90 --module "$QMODS,$mv" > "$r/verify-cuda.txt" 2>&1; echo "exit $?" >> "$r/verify-cuda.txt"
+    wait $vk
+    cat "$r"/verify-vulkan-*.txt > "$r/verify-vulkan.txt"
+    grep -h "^verified\|^exit" "$r/verify-vulkan.txt" "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+    memcheck ${MEMCHECK:-quant_q8_1_f32_sg mmvq_q4_k_r16_t8_mma128} ;;
   verifycuda)
     build
     log "verify cuda"
@@ -91,18 +112,21 @@ for phase in "$@"; do
   quant)
     build
     log "bench quant"
-    timeout "$(budget quant 150)" bin/gen bench --family quant_q8k,quant_q8_1 --backend cuda --module "$QMODS" --dtypes f32,bf16 --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1
+    timeout "$(budget quant 150)" bin/gen bench --family quant_q8k,quant_q8_1 --backend cuda --module "$QMODS" --reps "${REPS:-20}" --dtypes "${QUANT_DTYPES:-f32,bf16}" --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1
     log "quant cuda exit $?"
-    [ "${QUANT_VULKAN:-1}" = 1 ] && timeout "$(budget quantvk 120)" bin/gen bench --family quant_q8k,quant_q8_1 --backend vulkan --dtypes f32,bf16 --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
+    [ "${QUANT_VULKAN:-1}" = 1 ] && timeout "$(budget quantvk 120)" bin/gen bench --family quant_q8k,quant_q8_1 --backend vulkan --reps "${REPS:-20}" --dtypes "${QUANT_DTYPES:-f32,bf16}" --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1
     log "quant vulkan exit $?" ;;
   mmvq)
     build
     log "bench mmvq cuda"
     for be in cuda vulkan; do
       mod=; [ $be = cuda ] && mod="--module $MMVQ"
-      timeout "$(budget mmvq 150)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-$be.json" > "$r/mmvq-$be.txt" 2>&1
+      timeout "$(budget mmvqggml 60)" bin/gen bench --backend $be --family mmvq $mod --reps "${REPS:-20}" --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --pair f32 --out "$r/mmvq-ggml-$be.json" > "$r/mmvq-ggml-$be.txt" 2>&1
+      log "mmvq ggml shape $be exit $?"
+      # MMVQ_SUITE: the backends that also run the whole suite (default both)
+      case " ${MMVQ_SUITE:-cuda vulkan} " in *" $be "*) ;; *) continue ;; esac
+      timeout "$(budget mmvq 150)" bin/gen bench --backend $be --family mmvq $mod --reps "${REPS:-20}" --dtypes q4_k --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-$be.json" > "$r/mmvq-$be.txt" 2>&1
       log "mmvq $be exit $? ($(grep -c heuristic "$r/mmvq-$be.txt") cases)"
-      timeout "$(budget mmvqggml 60)" bin/gen bench --backend $be --family mmvq $mod --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --pair f32 --out "$r/mmvq-ggml-$be.json" > "$r/mmvq-ggml-$be.txt" 2>&1
       log "mmvq ggml shape $be exit $?"
     done
     if [ -d .peers/ggml-vulkan ]; then
