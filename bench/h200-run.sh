@@ -127,7 +127,6 @@ for phase in "$@"; do
       case " ${MMVQ_SUITE:-cuda vulkan} " in *" $be "*) ;; *) continue ;; esac
       timeout "$(budget mmvq 150)" bin/gen bench --backend $be --family mmvq $mod --reps "${REPS:-20}" --dtypes q4_k --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-$be.json" > "$r/mmvq-$be.txt" 2>&1
       log "mmvq $be exit $? ($(grep -c heuristic "$r/mmvq-$be.txt") cases)"
-      log "mmvq ggml shape $be exit $?"
     done
     if [ -d .peers/ggml-vulkan ]; then
       OUTFILE="$r/ggml-quant.txt" timeout "$(budget ggml 150)" bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
