@@ -210,6 +210,9 @@ func parseRules(rs []table.Rule, names map[string]bool) ([]parsedRule, error) {
 // compiled holds a family's rules parsed once, and an arch's prefer keys.
 type compiled struct {
 	outside, eligible, prefer []parsedRule
+	// modelKeys are the indices of the prefer keys that use the arch's
+	// model constants (predicted times).
+	modelKeys []int
 }
 
 var (
@@ -247,12 +250,17 @@ func rulesFor(fam *table.Family, arch string) (*compiled, error) {
 	if c.eligible, err = parseRules(fam.Eligible, names); err != nil {
 		return nil, err
 	}
-	rs := append(append([]table.Rule{}, archPrefer(arch, fam.Name)...), fam.Prefer...)
+	model := map[string]bool{}
 	for _, m := range archModel(arch) {
-		names[m.Name] = true // prefer keys only
+		names[m.Name], model[m.Name] = true, true // prefer keys only
 	}
-	if c.prefer, err = parseRules(rs, names); err != nil {
+	if c.prefer, err = parseRules(preferRules(fam, arch), names); err != nil {
 		return nil, err
+	}
+	for i, r := range c.prefer {
+		if slices.ContainsFunc(r.e.Names(), func(n string) bool { return model[n] }) {
+			c.modelKeys = append(c.modelKeys, i)
+		}
 	}
 	compiledBy[key] = c
 	return c, nil
@@ -345,34 +353,26 @@ func PreferRules(arch, family string) ([]table.Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]table.Rule{}, archPrefer(arch, family)...), fam.Prefer...), nil
+	return preferRules(fam, arch), nil
+}
+
+// preferRules are the arch's prefer keys for the family, then the family's.
+func preferRules(fam *table.Family, arch string) []table.Rule {
+	return append(append([]table.Rule{}, archPrefer(arch, fam.Name)...), fam.Prefer...)
 }
 
 // ModelKeys returns the indices, among PreferRules(arch, family), of the
 // keys that use the arch's model constants (predicted times).
 func ModelKeys(arch, family string) []int {
-	rs, err := PreferRules(arch, family)
+	fam, err := familyRules(family)
 	if err != nil {
 		return nil
 	}
-	model := archModel(arch)
-	var out []int
-	for i, r := range rs {
-		e, err := expr.ParseTrusted(r.Expr)
-		if err != nil {
-			continue
-		}
-	names:
-		for _, n := range e.Names() {
-			for _, c := range model {
-				if c.Name == n {
-					out = append(out, i)
-					break names
-				}
-			}
-		}
+	c, err := rulesFor(fam, arch)
+	if err != nil {
+		return nil
 	}
-	return out
+	return append([]int(nil), c.modelKeys...)
 }
 
 // setLet binds a let (or grid_x); at most 12 per contract.
@@ -635,7 +635,7 @@ func preferKeys(env *evalEnv, rules *compiled, keys []int64) error {
 // reasons explains the winner: for each preference key, whether it decided
 // against the runner-up.
 func reasons(win Candidate, eligible []Candidate, fam *table.Family, dev Device) []string {
-	rs := append(append([]table.Rule{}, archPrefer(dev.Arch, fam.Name)...), fam.Prefer...)
+	rs := preferRules(fam, dev.Arch)
 	out := []string{fmt.Sprintf("eligible: passes all %d eligibility rules of %s", len(fam.Eligible), fam.Name)}
 	if len(eligible) == 1 {
 		return append(out, "the only eligible variant")
@@ -677,7 +677,7 @@ func (c *Choice) LostBy(cand Candidate) string {
 	if err != nil {
 		return err.Error() // a Choice of a family the table lacks: not one Select made
 	}
-	rs := append(append([]table.Rule{}, archPrefer(c.Device.Arch, c.Op.Family)...), fam.Prefer...)
+	rs := preferRules(fam, c.Device.Arch)
 	var win Candidate
 	for _, x := range c.Candidates {
 		if x.Variant == c.Heuristic {
