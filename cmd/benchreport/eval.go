@@ -44,17 +44,9 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 	tallies := map[string]*tally{}
 	var backends []string
 	for _, path := range paths {
-		b, err := os.ReadFile(path)
+		f, dev, err := loadEval(path)
 		if err != nil {
 			return err
-		}
-		var f evalFile
-		if err := json.Unmarshal(b, &f); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		dev, err := kruntime.ArchDevice(f.Arch)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
 		}
 		key := f.Backend + " (" + f.Arch + ")"
 		t := tallies[key]
@@ -124,4 +116,21 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 		}
 	}
 	return nil
+}
+
+// loadEval reads a gen bench JSON file and the device of its arch.
+func loadEval(path string) (evalFile, kruntime.Device, error) {
+	var f evalFile
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return f, kruntime.Device{}, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, kruntime.Device{}, fmt.Errorf("%s: %w", path, err)
+	}
+	dev, err := kruntime.ArchDevice(f.Arch)
+	if err != nil {
+		return f, kruntime.Device{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, dev, nil
 }

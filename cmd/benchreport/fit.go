@@ -13,11 +13,9 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -78,17 +76,9 @@ func loadFitSets(paths []string, family string) ([]*fitSet, error) {
 	sets := map[string]*fitSet{}
 	var order []string
 	for _, path := range paths {
-		b, err := os.ReadFile(path)
+		f, dev, err := loadEval(path)
 		if err != nil {
 			return nil, err
-		}
-		var f evalFile
-		if err := json.Unmarshal(b, &f); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		dev, err := kruntime.ArchDevice(f.Arch)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		key := f.Backend + " (" + f.Arch + ")"
 		s := sets[key]
