@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/plot/plotter"
 )
 
 // mmvqFile is gen bench's JSON for a quantized-weight GEMV family, with
@@ -53,7 +56,7 @@ func readGGML(path string) map[string]float64 {
 // mmvqSection reports the quantized-weight GEMV runs: the suite against
 // bf16 cuBLAS (graph-timed) and copy bandwidth on the quantized bytes, and
 // the ggml shape against ggml's Vulkan mul_mat_vec from the same run.
-func mmvqSection(md *strings.Builder, dir, run string, cubGraph map[cubKey]float64, copyGBps float64) {
+func mmvqSection(md *strings.Builder, dir, run string, cubGraph map[cubKey]float64, copyGBps float64) error {
 	ggml := readGGML(filepath.Join(dir, run+"-ggml-quant.txt"))
 	for _, be := range []string{"cuda", "vulkan"} {
 		var f, g mmvqFile
@@ -64,18 +67,36 @@ func mmvqSection(md *strings.Builder, dir, run string, cubGraph map[cubKey]float
 		}
 		fmt.Fprintf(md, "## Quantized-weight GEMV (mmvq: Q4_K x Q8_1), %s path\n\n", be)
 		if suite {
-			mmvqSuite(md, f, cubGraph, copyGBps)
+			chart := run + "-mmvq-" + be + ".png"
+			if err := mmvqSuite(md, f, cubGraph, copyGBps, filepath.Join(dir, chart)); err != nil {
+				return err
+			}
+			fmt.Fprintf(md, "![mmvq %s](bench/results/%s)\n\n", be, chart)
 		} else {
 			fmt.Fprintf(md, "The suite was not run on this path in this run; ggml's shape only.\n\n")
 		}
 		if peer {
-			mmvqPeer(md, g, ggml)
+			chart := run + "-mmvq-ggml-" + be + ".png"
+			if err := mmvqPeer(md, g, ggml, filepath.Join(dir, chart)); err != nil {
+				return err
+			}
+			fmt.Fprintf(md, "![mmvq against ggml, %s](bench/results/%s)\n\n", be, chart)
 		}
 	}
+	return nil
 }
 
-// mmvqSuite is the suite table against bf16 cuBLAS and the issue-11 targets.
-func mmvqSuite(md *strings.Builder, f mmvqFile, cubGraph map[cubKey]float64, copyGBps float64) {
+var (
+	blue   = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	orange = color.RGBA{R: 255, G: 127, B: 14, A: 255}
+)
+
+// mmvqSuite is the suite table against bf16 cuBLAS and the issue-11
+// targets, and a chart of each case's speed-up over bf16 cuBLAS (GEMV alone
+// and the quantize + GEMV pair) at chart.
+func mmvqSuite(md *strings.Builder, f mmvqFile, cubGraph map[cubKey]float64, copyGBps float64, chart string) error {
+	var labels []string
+	var alone, pair plotter.Values
 	{
 		fmt.Fprintf(md, "Device %s, launches timed %s; cuBLAS is bf16 on the same shapes, graph-timed. `%% copy` counts the quantized weight bytes. pair = quantize the f32 activations to Q8_1 (quant_q8_1) + the GEMV, in one timed pass.\n\n", f.Device, f.Launch)
 		var m1, m8 []float64
@@ -93,22 +114,47 @@ func mmvqSuite(md *strings.Builder, f mmvqFile, cubGraph map[cubKey]float64, cop
 				m8 = append(m8, c/r.TunedUS)
 			}
 			fmt.Fprintf(md, "| %s %s | %dx%d | %d | %s | %.1f | %.1f | %.1f | %.2f | %.0f%% |\n", r.Model, r.Layer, r.N, r.K, r.M, r.Tuned, r.TunedUS, r.PairUS, c, c/r.TunedUS, pct)
+			if c > 0 && big && r.Dtype == "q4_k" {
+				labels = append(labels, fmt.Sprintf("%s %s m%d", short(r.Model), r.Layer, r.M))
+				alone, pair = append(alone, c/r.TunedUS), append(pair, c/r.PairUS)
+			}
 		}
 		fmt.Fprintf(md, "\nAgainst the targets (issue 11; shapes with >= 64 MiB of bf16 weights): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
 			span(m1, "x"), span(m8, "x"), span(m1c, "%"))
 	}
+	if len(labels) == 0 {
+		return nil
+	}
+	fmt.Fprintf(md, "The chart: Q4_K cases with >= 64 MiB of bf16 weights, bf16 cuBLAS time / kgen time (targets 3x at M = 1, 2.5x at M = 8).\n\n")
+	return bars(chart, "mmvq Q4_K x Q8_1, "+f.Backend+": speed-up over bf16 cuBLAS", "x faster than bf16 cuBLAS", labels, []series{
+		{"kgen GEMV alone", alone, blue},
+		{"kgen quantize + GEMV", pair, orange},
+	})
 }
 
 // mmvqPeer compares the ggml shape with ggml's Vulkan mul_mat_vec timed in
 // the same run.
-func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64) {
+func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart string) error {
+	var labels []string
+	var alone, pair plotter.Values
 	fmt.Fprintf(md, "ggml's Vulkan mul_mat_vec (test-backend-ops, same run; its time includes its own Q8_1 quantization, so it compares with kgen's pair; ggml times host wall clock over a repeated graph, kgen Vulkan timestamps over one command buffer) at m=4096, k=14336:\n\n")
 	fmt.Fprintf(md, "| weights | n | kgen GEMV us | kgen pair us | ggml us | ggml / kgen GEMV | ggml / kgen pair |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range g.Results {
 		gu := ggml[r.Dtype+"/"+strconv.Itoa(r.M)]
 		fmt.Fprintf(md, "| %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", r.Dtype, r.M, r.TunedUS, r.PairUS, gu, gu/r.TunedUS, gu/r.PairUS)
+		if gu > 0 {
+			labels = append(labels, fmt.Sprintf("%s n%d", r.Dtype, r.M))
+			alone, pair = append(alone, gu/r.TunedUS), append(pair, gu/r.PairUS)
+		}
 	}
 	fmt.Fprintf(md, "\nTarget (issue 11): the Vulkan path at least 1.2x ggml's q4_K time at n = 1 and 2x at n = 4..8 (a ratio above 1 means kgen is faster).\n\n")
+	if len(labels) == 0 {
+		return nil
+	}
+	return bars(chart, "mmvq against ggml's Vulkan mul_mat_vec (m=4096, k=14336)", "ggml time / kgen time", labels, []series{
+		{"kgen GEMV alone", alone, blue},
+		{"kgen quantize + GEMV", pair, orange},
+	})
 }
 
 // span is "min-max unit over n" of v.

@@ -107,3 +107,51 @@ func TestQuantSection(t *testing.T) {
 		}
 	}
 }
+
+// TestMMVQSection checks the suite's targets line, the ggml ratios and that
+// both charts are drawn from the run's files.
+func TestMMVQSection(t *testing.T) {
+	dir := t.TempDir()
+	type res struct {
+		Model, Layer, Dtype string
+		N, K, M             int
+		WeightBytes         int64   `json:"weight_bytes"`
+		Tuned               string  `json:"tuned"`
+		TunedUS             float64 `json:"tuned_us"`
+		PairUS              float64 `json:"pair_us"`
+	}
+	write := func(name string, rs []res) {
+		b, _ := json.Marshal(map[string]any{"device": "GPU", "backend": "cuda", "launch": "graph", "results": rs})
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := int64(8192) * 8192 * 9 / 16 // Q4_K bytes of 128 MiB of bf16
+	write("run-mmvq-cuda.json", []res{
+		{"m", "ffn", "q4_k", 8192, 8192, 1, big, "a", 20, 22},
+		{"m", "ffn", "q4_k", 8192, 8192, 8, big, "b", 40, 44},
+	})
+	write("run-mmvq-ggml-vulkan.json", []res{{"ggml", "mul_mat_vec", "q4_k", 4096, 14336, 1, 0, "c", 10, 12}})
+	os.WriteFile(filepath.Join(dir, "run-ggml-quant.txt"), []byte("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - 15.00 us/run - ...\n"), 0o644)
+	cub := map[cubKey]float64{{"m", "ffn", 1, "bf16"}: 60, {"m", "ffn", 8, "bf16"}: 80}
+	var md strings.Builder
+	if err := mmvqSection(&md, dir, "run", cub, 4000); err != nil {
+		t.Fatal(err)
+	}
+	got := md.String()
+	for _, want := range []string{
+		"Q4_K at M = 1 3.00-3.00x over 1 shapes faster than bf16 cuBLAS (target >= 3x); at M = 8 2.00-2.00x over 1 shapes",
+		"| q4_k | 1 | 10.0 | 12.0 | 15.0 | 1.50 | 1.25 |\n",
+		"![mmvq cuda](bench/results/run-mmvq-cuda.png)",
+		"![mmvq against ggml, vulkan](bench/results/run-mmvq-ggml-vulkan.png)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	for _, f := range []string{"run-mmvq-cuda.png", "run-mmvq-ggml-vulkan.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("chart %s: %v", f, err)
+		}
+	}
+}

@@ -120,7 +120,7 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
 			write := func(results []bench.Record, skipped []bench.Skipped) error {
-				return writeBench(out, dev, backend, string(mode), results, skipped)
+				return writeBench(out, dev, backend, string(mode), reps, results, skipped)
 			}
 			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write, pair); err != nil {
 				return err
@@ -272,10 +272,11 @@ func dedup(list []string) []string {
 	return out
 }
 
-// writeBench writes a run's JSON: the device, the results and, when there
-// are any, the cases not timed (not_eligible).
-func writeBench(path string, dev kruntime.Device, backend, launch string, results []bench.Record, skipped []bench.Skipped) error {
-	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "results": results}
+// writeBench writes a run's JSON: the device, how it was timed (launch,
+// reps: the median's sample count), the results and, when there are any,
+// the cases not timed (not_eligible).
+func writeBench(path string, dev kruntime.Device, backend, launch string, reps int, results []bench.Record, skipped []bench.Skipped) error {
+	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "reps": reps, "results": results}
 	if len(skipped) > 0 {
 		doc["not_eligible"] = skipped
 	}
