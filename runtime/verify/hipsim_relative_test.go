@@ -27,19 +27,10 @@ import (
 const contractDriver = `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ucontext.h>
 #include <type_traits>
 #include <utility>
 #include "kgen_hip.h"
-
-kg_sim_lane kg_sim;
-uint32_t kg_sim_slots[1024];
-static ucontext_t sched, lanes[1024];
-static int done[1024], cur;
-static char* stacks;
-static const int kStack = 1 << 16;
-
-void kg_sim_barrier() { swapcontext(&lanes[cur], &sched); }
+#include "kgen_cpu_sched.h"
 
 #include "SOURCE"
 
@@ -57,10 +48,7 @@ static const struct { const char* name; void (*fn)(); int wg; } kernels[] = {
 KERNELS};
 
 static void (*fn)();
-static void lane_main(int t) {
-  fn();
-  done[t] = 1;
-}
+static void lane_main(int) { fn(); }
 
 int main(int argc, char** argv) {
   if (argc < 8) return 2;
@@ -94,40 +82,10 @@ int main(int argc, char** argv) {
   }
   for (int i = 0, j = a + 1; j < argc; i++, j++) A[i] = strtol(argv[j], NULL, 0);
   if (out < 0) return 2;
-  stacks = (char*)malloc((size_t)wg * kStack);
-  for (int by = 0; by < gy; by++) {
-    for (int bx = 0; bx < gx; bx++) {
-      for (int t = 0; t < wg; t++) {
-        getcontext(&lanes[t]);
-        lanes[t].uc_stack.ss_sp = stacks + (size_t)t * kStack;
-        lanes[t].uc_stack.ss_size = kStack;
-        lanes[t].uc_link = &sched;
-        makecontext(&lanes[t], (void (*)())lane_main, 1, t);
-        done[t] = 0;
-      }
-      for (int grace = 0, last = 0;;) {
-        int finished = 0;
-        for (int t = 0; t < wg; t++) {
-          if (done[t]) { finished++; continue; }
-          cur = t;
-          kg_sim.tid = t, kg_sim.bx = bx, kg_sim.by = by;
-          swapcontext(&sched, &lanes[t]);
-          if (done[t]) finished++;
-        }
-        if (finished == wg) break;
-        // lanes may finish at different times (a warp of the tensor-core
-        // tiles with fewer superblocks; a lane leaving kg_sync, which waits
-        // for every lane, in the round it sees the last arrive): divergence
-        // is lanes waiting on finished ones, no lane finishing for 2^18
-        // rounds
-        if (finished != last) last = finished, grace = 0;
-        if (finished > 0 && ++grace > (1 << 18)) {
-          fprintf(stderr, "workgroup (%d, %d): %d of %d lanes finished while the others wait at a barrier\n", bx, by, finished, wg);
-          return 3;
-        }
-      }
-    }
-  }
+  // lanes waiting on finished ones for 2^18 rounds: barrier divergence
+  for (int by = 0; by < gy; by++)
+    for (int bx = 0; bx < gx; bx++)
+      if (int rc = kg_sim_workgroup(wg, bx, by, lane_main, 1 << 18)) return rc;
   FILE* f = fopen(outfile, "wb");
   if (!f || fwrite(P[out], 1, outBytes, f) != (size_t)outBytes) return 2;
   fclose(f);

@@ -22,17 +22,8 @@ import (
 const simDriver = `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ucontext.h>
 #include "kgen_hip.h"
-
-kg_sim_lane kg_sim;
-uint32_t kg_sim_slots[1024];
-static ucontext_t sched, lanes[1024];
-static int done[1024], cur;
-static char* stacks;
-static const int kStack = 1 << 16;
-
-void kg_sim_barrier() { swapcontext(&lanes[cur], &sched); }
+#include "kgen_cpu_sched.h"
 
 #include "SOURCE"
 
@@ -45,10 +36,7 @@ static const uint8_t* X;
 static uint32_t* Y;
 static int rows, K, gx;
 
-static void lane_main(int t) {
-  fn(X, Y, rows, K, gx);
-  done[t] = 1;
-}
+static void lane_main(int) { fn(X, Y, rows, K, gx); }
 
 int main(int argc, char** argv) {
   if (argc != 10) return 2;
@@ -71,34 +59,10 @@ int main(int argc, char** argv) {
   X = x;
   Y = (uint32_t*)aligned_alloc(16, (ybytes + 15) / 16 * 16);
   for (long i = 0; i < (ybytes + 15) / 16 * 4; i++) Y[i] = poison;
-  stacks = (char*)malloc((size_t)wg * kStack);
-  for (int by = 0; by < gy; by++) {
-    for (int bx = 0; bx < gx; bx++) {
-      for (int t = 0; t < wg; t++) {
-        getcontext(&lanes[t]);
-        lanes[t].uc_stack.ss_sp = stacks + (size_t)t * kStack;
-        lanes[t].uc_stack.ss_size = kStack;
-        lanes[t].uc_link = &sched;
-        makecontext(&lanes[t], (void (*)())lane_main, 1, t);
-        done[t] = 0;
-      }
-      for (;;) {
-        int finished = 0;
-        for (int t = 0; t < wg; t++) {
-          if (done[t]) { finished++; continue; }
-          cur = t;
-          kg_sim.tid = t, kg_sim.bx = bx, kg_sim.by = by;
-          swapcontext(&sched, &lanes[t]);
-          if (done[t]) finished++;
-        }
-        if (finished == wg) break;
-        if (finished > 0) {
-          fprintf(stderr, "workgroup (%d, %d): %d of %d lanes finished while the others wait at a barrier\n", bx, by, finished, wg);
-          return 3;
-        }
-      }
-    }
-  }
+  // the quantizers' lanes all pass the same barriers: no grace
+  for (int by = 0; by < gy; by++)
+    for (int bx = 0; bx < gx; bx++)
+      if (int rc = kg_sim_workgroup(wg, bx, by, lane_main, 0)) return rc;
   f = fopen(argv[7], "wb");
   if (!f || fwrite(Y, 1, ybytes, f) != (size_t)ybytes) return 2;
   fclose(f);
