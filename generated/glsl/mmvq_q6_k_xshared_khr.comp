@@ -163,6 +163,7 @@ float dotUnit(WU wu, XU xu) {
 // once per workgroup instead of once per ROWS / RPG rows. Tokens past T
 // are skipped (a launch with T < TOKENS costs its T tokens).
 const uint GL = 32u, NG = WG / GL, RPG = ROWS / NG;
+const bool PF = RPG * TOKENS <= 8u;
 // Per unit: 4 uvec4 of quants and 4 floats. Capacity in units (all tokens
 // of a chunk).
 const uint NQ = 4u, NP = 4u, CAPU = 352u;
@@ -232,6 +233,12 @@ void main() {
     WU wu[RPG];
     for (uint i = 0u; i < RPG; ++i) wu[i] = decodeW(wr[i], rows[i] * U + min(u0, U - 1u));
     for (uint u = u0; u < cend; u += GL) {
+      // PF: the next unit's raw weights are loaded before this one's dots
+      // (two units in flight per row), where the accumulators leave room.
+      WR nx[RPG];
+      if (PF) {
+        for (uint i = 0u; i < RPG; ++i) nx[i] = loadR(rows[i], min(u + GL, cend - 1u), U);
+      }
       if (full) {
         for (uint t = 0u; t < TOKENS; ++t) {
           const XU xu = readX(t, u - cbeg, cu);
@@ -246,7 +253,11 @@ void main() {
         }
       }
       if (u + GL < cend) {
-        for (uint i = 0u; i < RPG; ++i) wu[i] = loadW(rows[i], u + GL, U);
+        if (PF) {
+          for (uint i = 0u; i < RPG; ++i) wu[i] = decodeW(nx[i], rows[i] * U + u + GL);
+        } else {
+          for (uint i = 0u; i < RPG; ++i) wu[i] = loadW(rows[i], u + GL, U);
+        }
       }
     }
   }
