@@ -82,28 +82,19 @@ uvec2 scale_min(uvec4 h, uint j) {
   return uvec2((sbyte(h, j + 4u) & 15u) | ((sbyte(h, j - 4u) >> 6) << 4), (sbyte(h, j + 4u) >> 4) | ((sbyte(h, j) >> 6) << 4));
 }
 
-// The unit's raw words (header, 32 quant bytes); decodeW unpacks them (f:
-// the unit's index over the whole of W, row * U + u).
-struct WR { uvec4 h, q0, q1; };
-WR loadR(uint row, uint u, uint U) {
+WU loadW(uint row, uint u, uint U) {
   const uint b = (row * U + u) / UPB, c = (row * U + u) % UPB;
-  return WR(w4[b * 9u], w4[b * 9u + 1u + 2u * c], w4[b * 9u + 2u + 2u * c]);
-}
-
-WU decodeW(WR w, uint f) {
-  const uint c = f % UPB;
-  const uvec4 h = w.h;
+  const uvec4 h = w4[b * 9u];
   WU r;
-  r.l0 = w.q0 & 0x0F0F0F0Fu; r.l1 = w.q1 & 0x0F0F0F0Fu;
-  r.h0 = (w.q0 >> 4u) & 0x0F0F0F0Fu; r.h1 = (w.q1 >> 4u) & 0x0F0F0F0Fu;
+  const uvec4 q0 = w4[b * 9u + 1u + 2u * c], q1 = w4[b * 9u + 2u + 2u * c];
+  r.l0 = q0 & 0x0F0F0F0Fu; r.l1 = q1 & 0x0F0F0F0Fu;
+  r.h0 = (q0 >> 4u) & 0x0F0F0F0Fu; r.h1 = (q1 >> 4u) & 0x0F0F0F0Fu;
   const vec2 dm = vec2(half_lo(h.x), half_lo(h.x >> 16));
   const uvec2 s0 = scale_min(h, 2u * c), s1 = scale_min(h, 2u * c + 1u);
   r.d0 = dm.x * float(s0.x); r.m0 = dm.y * float(s0.y);  // exact: 11 x 6 bits
   r.d1 = dm.x * float(s1.x); r.m1 = dm.y * float(s1.y);
   return r;
 }
-
-WU loadW(uint row, uint u, uint U) { return decodeW(loadR(row, u, U), row * U + u); }
 
 int sum4(uvec4 v) { return dot4(v.x, 0x01010101u) + dot4(v.y, 0x01010101u) + dot4(v.z, 0x01010101u) + dot4(v.w, 0x01010101u); }
 
@@ -133,9 +124,9 @@ float dotUnit(WU wu, XU xu) {
   // |da|, |db| <= 32 * 15 * 128 < 2^22
   return xu.da * (wu.d0 * i2f(da) - wu.m0 * xu.sa) + xu.db * (wu.d1 * i2f(db) - wu.m1 * xu.sb);
 }
+
 shared float red[(WG / MIN_SUBGROUP) * ROWS * TOKENS];
 shared uint last;
-
 
 void main() {
   const uint T = pc.T, N = pc.N, K = pc.K;

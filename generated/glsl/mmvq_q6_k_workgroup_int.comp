@@ -102,30 +102,23 @@ uvec4 run6(uvec4 lo, uvec4 hi, uint loShift, uint hiShl, uint hiShr) {
   return r;
 }
 
-// The unit's raw words (quants, high bits, scales, d); decodeW unpacks
-// them (f: the unit's index over the whole of W, row * U + u).
-struct WR { uvec4 qa, qb, qh; uint s0, s1, dh; };
-WR loadR(uint row, uint u, uint U) {
+WU loadW(uint row, uint u, uint U) {
   const uint b = (row * U + u) / UPB, c = (row * U + u) % UPB, n = c / 2u, p = c % 2u;
   const uint o = b * 210u;
-  return WR(ld128(o + 64u * n + 16u * p), ld128(o + 64u * n + 32u + 16u * p), ld128(o + 128u + 32u * n + 16u * p),
-            ld32(o + 192u + 8u * n), ld32(o + 196u + 8u * n), ld16(o + 208u));  // scales 8n..8n+7, d
-}
-
-WU decodeW(WR w, uint f) {
-  const uint p = f % 2u;
   WU r;
+  const uvec4 qa = ld128(o + 64u * n + 16u * p);
+  const uvec4 qb = ld128(o + 64u * n + 32u + 16u * p);
+  const uvec4 qh = ld128(o + 128u + 32u * n + 16u * p);
   // run 0: ql_a low, qh bits 0-1; 1: ql_b low, bits 2-3; 2: ql_a high,
   // bits 4-5; 3: ql_b high, bits 6-7.
-  r.r0 = run6(w.qa, w.qh, 0u, 4u, 0u); r.r1 = run6(w.qb, w.qh, 0u, 2u, 0u);
-  r.r2 = run6(w.qa, w.qh, 4u, 0u, 0u); r.r3 = run6(w.qb, w.qh, 4u, 0u, 2u);
-  const uint sp = p == 0u ? w.s0 : w.s0 >> 8, sq = p == 0u ? w.s1 : w.s1 >> 8;  // 8n+p+{0,2,4,6} in bytes 0, 2
+  r.r0 = run6(qa, qh, 0u, 4u, 0u); r.r1 = run6(qb, qh, 0u, 2u, 0u);
+  r.r2 = run6(qa, qh, 4u, 0u, 0u); r.r3 = run6(qb, qh, 4u, 0u, 2u);
+  const uint s0 = ld32(o + 192u + 8u * n), s1 = ld32(o + 196u + 8u * n);  // scales 8n..8n+7
+  const uint sp = p == 0u ? s0 : s0 >> 8, sq = p == 0u ? s1 : s1 >> 8;  // 8n+p+{0,2,4,6} in bytes 0, 2
   r.sc = vec4(ivec4(int(sp << 24), int(sp << 8), int(sq << 24), int(sq << 8)) >> 24);
-  r.d = half_lo(w.dh);
+  r.d = half_lo(ld16(o + 208u));
   return r;
 }
-
-WU loadW(uint row, uint u, uint U) { return decodeW(loadR(row, u, U), row * U + u); }
 
 XU loadX(uint t, uint u, uint XB) {
   const uint n = (u % UPB) / 2u, p = u % 2u;
@@ -145,9 +138,9 @@ float dotUnit(WU wu, XU xu) {
   // |d| <= 16 * 32 * 128 < 2^22; scale * dot exact in f32 (< 2^24)
   return wu.d * (xu.d.x * (wu.sc.x * i2f(d0)) + xu.d.y * (wu.sc.y * i2f(d1)) + xu.d.z * (wu.sc.z * i2f(d2)) + xu.d.w * (wu.sc.w * i2f(d3)));
 }
+
 shared float red[(WG / MIN_SUBGROUP) * ROWS * TOKENS];
 shared uint last;
-
 
 void main() {
   const uint T = pc.T, N = pc.N, K = pc.K;

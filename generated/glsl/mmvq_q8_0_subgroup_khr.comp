@@ -89,16 +89,14 @@ const uint UNITW = 32u, UPB = 1u;
 struct WU { uvec4 q0, q1; float d; };
 struct XU { uvec4 a0, a1; float d; };
 
-// The unit's raw words (d, quants); decodeW converts d.
-struct WR { uvec4 q0, q1; uint dh; };
-WR loadR(uint row, uint u, uint U) {
+WU loadW(uint row, uint u, uint U) {
   const uint o = (row * U + u) * 34u;
-  return WR(ld128(o + 2u), ld128(o + 18u), ld16(o));
+  WU r;
+  r.d = half_lo(ld16(o));
+  r.q0 = ld128(o + 2u);
+  r.q1 = ld128(o + 18u);
+  return r;
 }
-
-WU decodeW(WR w, uint f) { return WU(w.q0, w.q1, half_lo(w.dh)); }
-
-WU loadW(uint row, uint u, uint U) { return decodeW(loadR(row, u, U), row * U + u); }
 
 XU loadX(uint t, uint u, uint XB) {
   XU r;
@@ -111,9 +109,9 @@ float dotUnit(WU wu, XU xu) {
   for (uint i = 0u; i < 4u; ++i) s += dot4(wu.q0[i], xu.a0[i]) + dot4(wu.q1[i], xu.a1[i]);
   return (wu.d * xu.d) * i2f(s);  // d * d exact (11 x 11 bits); |s| <= 32 * 128 * 127 < 2^22
 }
+
 shared float red[(WG / MIN_SUBGROUP) * ROWS * TOKENS];
 shared uint last;
-
 
 void main() {
   const uint T = pc.T, N = pc.N, K = pc.K;
