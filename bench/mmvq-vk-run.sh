@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call for the mmvq family's Vulkan path against ggml's Vulkan
-# mul_mat_vec on the H200 (run 2026-12-02v): the ggml shape
+# mul_mat_vec on the H200 (run 2026-12-02v, notes in bench/results/h200-2026-12-02v-notes.md): the ggml shape
 # (bench/mmvq-ggml.yaml, 4096 x 14336, tokens 1..5 and 8) benched with every
 # tile (q4_k, q6_k, q8_0; --pair f32: also after kgen's Q8_1 quantizer), then
 # ggml's test-backend-ops on the same weight types (.peers/ggml-vulkan,
