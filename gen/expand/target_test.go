@@ -25,10 +25,7 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 	mma, mmvq := 0, 0
 	for _, v := range vs {
 		isMMA := v.Params["layout"] == "mma"
-		// 16 rows (an m16 of weights; mma and mml tiles), or 8 for the mmn
-		// tiles (an n8)
-		mmn := strings.HasPrefix(v.Params["tile"], "mmn")
-		if (v.Params["rows"] == "16" || mmn && v.Params["rows"] == "8") != isMMA || mmn && v.Params["rows"] != "8" {
+		if v.Params["rows"] == "16" != isMMA {
 			t.Errorf("%s: rows %s with layout %s", v.Key(), v.Params["rows"], v.Params["layout"])
 		}
 		if !isMMA {
