@@ -18,8 +18,7 @@ enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2, KG_MMA = 3 };
 //   KG_MMA:       16 rows per workgroup on tensor cores (gemv_mma below;
 //                 target: cuda archs only), split-K when SPLITS > 1; e4m3
 //                 weights through the hardware's conversion (kgen_hip.h);
-//                 8 rows (tiles mmnN): the weights as the B operand
-//                 (gemv_mmn below); mmlN: weights past L1.
+//                 tiles mmpN: weights loaded with an L2 prefetch hint.
 // Tails: K % PACK == 0 is required (the runtime enforces it); any K beyond
 // that and any N are handled: rows past N and tokens past T are clamped for
 // the loads and never stored.
@@ -145,12 +144,13 @@ KG_DEVICE void gemv(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
   finish<SPLITS, SCALED>(sum, tid < R * TOK, t, row0 + r, scale, Y, partial, counter, T, N);
 }
 
-// A 16-byte weight load that does not allocate in L1 (CUDA; a plain load
-// elsewhere): weights are read once, the activations every workgroup
-// rereads stay in L1 (as mmvq's tensor-core tiles load their weights).
-KG_DEVICE void ldw_stream(uint32_t (&v)[4], const uint8_t* p) {
+// A 16-byte weight load with the L2::256B prefetch hint (CUDA; a plain load
+// elsewhere): the L2 fetches the 256 bytes around each 64-byte warp request
+// of a row (a tensor-core tile's warp reads 64 bytes of each of 8 rows per
+// load), so DRAM sees longer bursts.
+KG_DEVICE void ldw_l2pf(uint32_t (&v)[4], const uint8_t* p) {
 #if defined(__CUDACC__)
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "l"(p));
+  asm("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "l"(p));
 #else
   kg_load<16>(v, p);
 #endif
@@ -172,9 +172,9 @@ KG_DEVICE void ldw_stream(uint32_t (&v)[4], const uint8_t* p) {
 // keeps 2 UNROLL loads per row in flight. Measured on an H200 against the
 // single-buffered loop with the chunks UNROLL warps apart: 2-5 points of copy
 // bandwidth on 80-250 MiB layers. Rows past N and tokens past T are clamped
-// for loads and never stored; K % KPL == 0. STREAM (tiles mmlN): weights
-// past L1 (ldw_stream) and no activation loads for tokens past T.
-template <int WT, int XT, int KPL, int ROWS, int TOK, int WG, int SPLITS, bool SCALED, int UNROLL, bool STREAM = false>
+// for loads and never stored; K % KPL == 0. PF (tiles mmpN): the weights
+// through ldw_l2pf.
+template <int WT, int XT, int KPL, int ROWS, int TOK, int WG, int SPLITS, bool SCALED, int UNROLL, bool PF = false>
 KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X,
                         const float* __restrict__ scale, float* __restrict__ Y,
                         float* __restrict__ partial, unsigned* __restrict__ counter,
@@ -200,7 +200,6 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
 #pragma unroll
     for (int h = 0; h < 2; ++h) wr[mt][h] = W + (size_t)min(row0 + 16 * mt + 8 * h + g, N - 1) * K * WB;
   const uint8_t* xg = X + (size_t)min(g, T - 1) * K * XB;
-  const bool tok = !STREAM || g < T;  // STREAM: lanes of tokens past T take zeros
 
   int kbeg = 0, kend = K;
   if (SPLITS > 1) {
@@ -235,13 +234,11 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            if constexpr (STREAM) ldw_stream(s.a[u][mt][h], wr[mt][h] + (size_t)k * WB);
+            if constexpr (PF) ldw_l2pf(s.a[u][mt][h], wr[mt][h] + (size_t)k * WB);
             else kg_load<16>(s.a[u][mt][h], wr[mt][h] + (size_t)k * WB);
           }
-        if (tok) {
 #pragma unroll
-          for (int l = 0; l < XL; ++l) kg_load<16>(s.b[u][l], xg + ((size_t)k + 8 * l) * XB);
-        }
+        for (int l = 0; l < XL; ++l) kg_load<16>(s.b[u][l], xg + ((size_t)k + 8 * l) * XB);
       }
     }
   };
@@ -307,118 +304,6 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
   }
   const int t = 2 * q + (i & 1), n = row0 + 16 * mt + g + 8 * (i >> 1);
   finish<SPLITS, SCALED>(sum, tid < 128 * MT && t < TOK, t, n, scale, Y, partial, counter, T, N);
-}
-
-// Tensor-core layout with the weights as the MMA's B operand (tiles mmnN,
-// rows 8, target: cuda): a workgroup owns the 8 rows of an n8 and the
-// tokens are the MMA's M (token g in lane (g, q); M rows 8..15 are zero and
-// their outputs dropped). Lane (g, q) loads KPL consecutive elements of row
-// g and of token g at k + KPL q (one 16-byte weight load, one or two of
-// activations) and KPL / 4 m16n8k16 MMAs consume them, with gemv_mma's
-// k-slot mapping (slots 2q, 2q+1 of MMA j: elements 4j, 4j+1; slots 2q+8,
-// 2q+9: elements 4j+2, 4j+3; the same for both operands). Against gemv_mma:
-// half the rows per workgroup (twice the workgroups on a layer), one row per
-// lane, so a warp step takes UNROLL = 4 / XL chunks (for 16-bit weights a
-// 256-byte run of each of 8 rows, the same 2 KiB a warp step as gemv_mma);
-// twice the MMAs per weight byte. The weights are loaded past L1
-// (no_allocate on CUDA, as mmvq's tiles) so the activations, which every
-// workgroup rereads, stay there; lanes of tokens past T load no activations.
-// The K loop is gemv_mma's (double-buffered, contiguous per-warp runs).
-
-template <int WT, int XT, int KPL, int TOK, int WG, bool SCALED>
-KG_DEVICE void gemv_mmn(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X,
-                        const float* __restrict__ scale, float* __restrict__ Y,
-                        float* __restrict__ partial, unsigned* __restrict__ counter,
-                        int T, int N, int K) {
-  constexpr int WB = kg_type<WT>::bytes;
-  constexpr int XB = kg_type<XT>::bytes;
-  constexpr int NW = WG / 32;
-  constexpr int CHUNK = 4 * KPL;             // K elements of one warp chunk
-  constexpr int XL = KPL * XB / 16;          // 16-byte activation loads per chunk
-  constexpr int UNROLL = 4 / XL;             // chunks per warp step
-  constexpr int STEP = NW * CHUNK * UNROLL;  // K elements of one workgroup step
-  static_assert(WG % 32 == 0 && NW >= 2, "mmn tiles: whole warps, at least 2 (64 outputs)");
-  static_assert(XB == 2 && (WB == 2 || WT == KG_E4M3), "mmn tiles: 16-bit activations; 16-bit or e4m3 weights");
-  static_assert(KPL * WB == 16, "mmn tiles: 16-byte weight loads (8 16-bit elements, 16 e4m3)");
-
-  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
-  const int g = lane / 4, q = lane % 4;
-  const int row0 = kg_bid_x() * 8;
-  const uint8_t* wr = W + (size_t)min(row0 + g, N - 1) * K * WB;
-  const bool tok = g < T;  // lanes of tokens past T take zeros
-  const uint8_t* xg = X + (size_t)min(g, T - 1) * K * XB;
-
-  float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  struct Step {
-    uint32_t a[UNROLL][4], b[UNROLL][XL][4];
-  };
-  auto load = [&](Step& s, int kw) {
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-      const int k = kw + u * CHUNK + q * KPL;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        s.a[u][i] = 0u;
-#pragma unroll
-        for (int l = 0; l < XL; ++l) s.b[u][l][i] = 0u;
-      }
-      if (k < K) {
-        ldw_stream(s.a[u], wr + (size_t)k * WB);
-        if (tok) {
-#pragma unroll
-          for (int l = 0; l < XL; ++l) kg_load<16>(s.b[u][l], xg + ((size_t)k + 8 * l) * XB);
-        }
-      }
-    }
-  };
-  auto mma = [&](const Step& s) {
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-#pragma unroll
-      for (int j = 0; j < KPL / 4; ++j) {
-        uint32_t b0, b1;  // weights: elements 4j, 4j+1 and 4j+2, 4j+3 of row g
-        if constexpr (WT == KG_E4M3) {
-          b0 = kg_e4m3x2_to_x2<XT, 0>(s.a[u][j]);
-          b1 = kg_e4m3x2_to_x2<XT, 1>(s.a[u][j]);
-        } else {
-          b0 = s.a[u][2 * j];
-          b1 = s.a[u][2 * j + 1];
-        }
-        kg_mma_16x8x16<XT>(d, s.b[u][j / 2][(2 * j) % 4], 0u, s.b[u][j / 2][(2 * j) % 4 + 1], 0u, b0, b1);
-      }
-    }
-  };
-  int kw = warp * CHUNK * UNROLL;
-  if (kw < K) {
-    Step s0, s1;
-    load(s0, kw);
-    while (true) {
-      load(s1, kw + STEP);
-      mma(s0);
-      kw += STEP;
-      if (kw >= K) break;
-      load(s0, kw + STEP);
-      mma(s1);
-      kw += STEP;
-      if (kw >= K) break;
-    }
-  }
-
-  // d0, d1: token g of rows 2q, 2q + 1 (d2, d3: the zero tokens g + 8).
-  // Summed in warp order; lane i of the first 64 owns token (i % 32) / 4 of
-  // row 2 (i % 4) + i / 32.
-  KG_SHARED float red[NW][2][32];
-  red[warp][0][lane] = d[0];
-  red[warp][1][lane] = d[1];
-  kg_sync();
-  float sum = 0.0f;
-  const int o = (tid / 32) % 2;
-  if (tid < 64) {
-    for (int w = 0; w < NW; ++w) sum += red[w][o][lane];
-    if (WT == KG_E4M3) sum *= kg_e4m3x2_unscale;  // the weights entered divided by it
-  }
-  const int t = g, n = row0 + 2 * q + o;
-  finish<1, SCALED>(sum, tid < 64 && t < TOK, t, n, scale, Y, partial, counter, T, N);
 }
 
 }  // namespace
