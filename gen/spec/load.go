@@ -96,7 +96,7 @@ const (
 	// DefaultMaxVariants bounds the variants one family expands to on one
 	// arch unless the family sets max_variants: every variant is a kernel
 	// in generated/ and a table row, so growing an axis tenfold should be a
-	// decision, not a surprise. The largest today is gemv on sm90, 2224.
+	// decision, not a surprise. The largest today is gemv on sm90, 2272.
 	DefaultMaxVariants = 4096
 )
 

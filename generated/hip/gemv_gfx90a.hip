@@ -17,7 +17,8 @@ enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2, KG_MMA = 3 };
 //                 workgroup of a row group to finish adds the slices in order.
 //   KG_MMA:       16 rows per workgroup on tensor cores (gemv_mma below;
 //                 target: cuda archs only), split-K when SPLITS > 1; e4m3
-//                 weights through the hardware's conversion (kgen_hip.h).
+//                 weights through the hardware's conversion (kgen_hip.h);
+//                 tiles mmpN: weights loaded with an L2 prefetch hint.
 // Tails: K % PACK == 0 is required (the runtime enforces it); any K beyond
 // that and any N are handled: rows past N and tokens past T are clamped for
 // the loads and never stored.
@@ -143,6 +144,18 @@ KG_DEVICE void gemv(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
   finish<SPLITS, SCALED>(sum, tid < R * TOK, t, row0 + r, scale, Y, partial, counter, T, N);
 }
 
+// A 16-byte weight load with the L2::256B prefetch hint (CUDA; a plain load
+// elsewhere): the L2 fetches the 256 bytes around each 64-byte warp request
+// of a row (a tensor-core tile's warp reads 64 bytes of each of 8 rows per
+// load), so DRAM sees longer bursts.
+KG_DEVICE void ldw_l2pf(uint32_t (&v)[4], const uint8_t* p) {
+#if defined(__CUDACC__)
+  asm("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "l"(p));
+#else
+  kg_load<16>(v, p);
+#endif
+}
+
 // Tensor-core layout (KG_MMA, target: cuda): a workgroup owns ROWS = 16 MT
 // rows (MT m16 tiles) and its WG / 32 warps split K. Lane (g, q) = (lane / 4,
 // lane % 4) loads KPL consecutive elements of rows g and g + 8 of each tile
@@ -159,8 +172,9 @@ KG_DEVICE void gemv(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
 // keeps 2 UNROLL loads per row in flight. Measured on an H200 against the
 // single-buffered loop with the chunks UNROLL warps apart: 2-5 points of copy
 // bandwidth on 80-250 MiB layers. Rows past N and tokens past T are clamped
-// for loads and never stored; K % KPL == 0.
-template <int WT, int XT, int KPL, int ROWS, int TOK, int WG, int SPLITS, bool SCALED, int UNROLL>
+// for loads and never stored; K % KPL == 0. PF (tiles mmpN): the weights
+// through ldw_l2pf.
+template <int WT, int XT, int KPL, int ROWS, int TOK, int WG, int SPLITS, bool SCALED, int UNROLL, bool PF = false>
 KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X,
                         const float* __restrict__ scale, float* __restrict__ Y,
                         float* __restrict__ partial, unsigned* __restrict__ counter,
@@ -219,7 +233,10 @@ KG_DEVICE void gemv_mma(const uint8_t* __restrict__ W, const uint8_t* __restrict
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-          for (int h = 0; h < 2; ++h) kg_load<16>(s.a[u][mt][h], wr[mt][h] + (size_t)k * WB);
+          for (int h = 0; h < 2; ++h) {
+            if constexpr (PF) ldw_l2pf(s.a[u][mt][h], wr[mt][h] + (size_t)k * WB);
+            else kg_load<16>(s.a[u][mt][h], wr[mt][h] + (size_t)k * WB);
+          }
 #pragma unroll
         for (int l = 0; l < XL; ++l) kg_load<16>(s.b[u][l], xg + ((size_t)k + 8 * l) * XB);
       }
