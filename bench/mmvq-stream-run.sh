@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
+# (Runs 2026-12-02n1/n2 ran it with MEMCHECK and NCU_KERNELS defaults that named tiles since removed: su128, st32 at 8 rows, sn128/sn32.)
 # One GPU-machine call for the mmvq streaming tiles (issue 11, layout
 # stream): nvcc of generated/hip/mmvq_sm90.hip in parts and of its stream
 # kernels alone with -Xptxas -v (registers, spills), SASS counts, gen verify
 # of the family, compute-sanitizer memcheck of stream tiles on the verify
-# cases (tails), ncu counters of three tiles (into memcheck.txt), then gen bench (graph-timed) on the target shapes and the
+# cases (tails), ncu counters of two tiles (into memcheck.txt), then gen bench (graph-timed) on the target shapes and the
 # rest at tokens 1, 2, 4. Needs bin/gen. DEADLINE: seconds for the whole
 # script (phases are cut to fit). Writes 7 files under $OUT.
 set -u
@@ -37,12 +38,12 @@ log "verify"
 timeout -k 5 $(cap 35 60) bin/gen verify --backend cuda --arch sm90 --family mmvq --module "$mv" > "$out/verify.txt" 2>&1; echo "exit $?" >> "$out/verify.txt"
 grep -iE "fail" "$out/verify.txt" | head -n 12; tail -n 2 "$out/verify.txt"
 log "memcheck"
-for v in ${MEMCHECK:-mmvq_q4_k_r4_t2_su128 mmvq_q4_k_r8_t1_st32 mmvq_q4_k_r4_t2_sn128 mmvq_q4_k_r2_t1_sw32}; do
+for v in ${MEMCHECK:-mmvq_q4_k_r4_t2_sw32 mmvq_q4_k_r2_t4_st128}; do
   timeout -k 5 $(cap 20 50) compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module /tmp/ns/st.cubin --variant $v > "/tmp/ns/mc.txt" 2>&1
   { echo "== $v"; tail -n 3 /tmp/ns/mc.txt; } | tee -a "$out/memcheck.txt"
 done
 log "ncu"
-for k in ${NCU_KERNELS:-mmvq_q4_k_r4_t1_st32 mmvq_q4_k_r4_t1_sw32 mmvq_q4_k_r4_t1_sn32}; do
+for k in ${NCU_KERNELS:-mmvq_q4_k_r4_t1_st32 mmvq_q4_k_r4_t1_sw32}; do
   timeout -k 5 $(cap 25 75) ncu --clock-control none -k "$k" -c 1 --metrics gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,sm__inst_executed.avg.per_cycle_active,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread,launch__occupancy_limit_registers bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --dtypes q4_k --reps 1 --shapes bench/mmvq-shapes-ncu.yaml --out /tmp/ns/ncu.json > /tmp/ns/ncu.txt 2>&1
   { echo "== $k"; grep -E "^ +[a-z_]+__|launch__|==PROF==|rror" /tmp/ns/ncu.txt | head -n 14; } | tee -a "$out/memcheck.txt"
 done
