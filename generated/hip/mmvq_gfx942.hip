@@ -498,8 +498,7 @@ KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // 16p..16p+15 and d) are loaded once per step and serve all R rows, the
 // sums of their quants too (exact integers; d * sum exact in f32). Two
 // register buffers: step j + NW's 2R weight loads and its activations are
-// in flight while step j computes (suN: three buffers, steps j + NW and
-// j + 2 NW in flight). Lanes past the last superblock load and
+// in flight while step j computes. Lanes past the last superblock load and
 // add nothing; rows past N are clamped for loads and never stored. Warps
 // reduce by xor butterflies, then across warps in warp order (LDS).
 // c + the unsigned bytes of a dotted with the signed bytes of b (dp4a.u32.s32).
@@ -592,7 +591,7 @@ KG_DEVICE void st_compute(float (&acc)[R][TOK], const StStep<R, TOK>& s, const S
     }
   }
 }
-template <int TOK, int R, int NW, int STAGES>
+template <int TOK, int R, int NW>
 KG_DEVICE void mmvq_st_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   static_assert(kWave == 32, "stream tiles: 32-lane warps (8 lanes a superblock, 4 superblocks a warp load)");
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
@@ -620,7 +619,7 @@ KG_DEVICE void mmvq_st_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
 #pragma unroll
     for (int t = 0; t < TOK; ++t) acc[r][t] = 0.0f;
   int j = warp;
-  if (j < J && STAGES == 2) {
+  if (j < J) {
     StStep<R, TOK> s0, s1;
     st_load(s0, L, j);
     while (true) {
@@ -630,24 +629,6 @@ KG_DEVICE void mmvq_st_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
       if (j >= J) break;
       if (j + NW < J) st_load(s0, L, j + NW);
       st_compute(acc, s1, L, j);
-      j += NW;
-      if (j >= J) break;
-    }
-  } else if (j < J) {  // three buffers: two steps in flight while one computes
-    StStep<R, TOK> s0, s1, s2;
-    st_load(s0, L, j);
-    if (j + NW < J) st_load(s1, L, j + NW);
-    while (true) {
-      if (j + 2 * NW < J) st_load(s2, L, j + 2 * NW);
-      st_compute(acc, s0, L, j);
-      j += NW;
-      if (j >= J) break;
-      if (j + 2 * NW < J) st_load(s0, L, j + 2 * NW);
-      st_compute(acc, s1, L, j);
-      j += NW;
-      if (j >= J) break;
-      if (j + 2 * NW < J) st_load(s1, L, j + 2 * NW);
-      st_compute(acc, s2, L, j);
       j += NW;
       if (j >= J) break;
     }
@@ -688,8 +669,11 @@ KG_DEVICE void mmvq_st_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
 // head decode serves 64 weights, and the high nibbles enter the dot product
 // unshifted (q & 0xF0: 16 times the nibble, unsigned x signed bytes, the
 // 1/16 folded into the exact scale). Each warp load covers half of every
-// 32-byte sector it touches; swN loads through L1 (the second half then hits
-// the sector the first brought), snN past it (no_allocate).
+// 32-byte sector it touches, so these load through L1 (allocating): the
+// second load of a sector finds it there. (Measured on an H200, ncu, llama
+// lm_head at one token, bench/results/h200-2026-12-02n2-*: through L1 9.25M
+// L2 sectors read for 296 MB, 76.4 us; no_allocate 17.5M sectors, 93.0 us.
+// Three register buffers, 8 rows or 256 lanes never won: not kept.)
 struct SwW { uint32_t q[8], h[4]; };
 struct SwX { uint32_t a[8], b[8], da, db; };
 template <int R, int TOK>
@@ -705,15 +689,7 @@ struct SwLane {
   int c, bq, sh, NB;
   uint32_t hi;  // all ones when c >= 2
 };
-template <bool NOALLOC>
-KG_DEVICE void sw_ld16(uint32_t (&v)[4], const uint8_t* p) {
-  if (NOALLOC) {
-    ldw16(v, p);
-  } else {
-    kg_load<16>(v, p);
-  }
-}
-template <int R, int TOK, bool NOALLOC>
+template <int R, int TOK>
 KG_DEVICE void sw_load(SwStep<R, TOK>& s, const SwLane<R, TOK>& L, int j) {
   if (8 * j + L.bq >= L.NB) return;
   const size_t o = (size_t)j * 1152;
@@ -721,11 +697,11 @@ KG_DEVICE void sw_load(SwStep<R, TOK>& s, const SwLane<R, TOK>& L, int j) {
   for (int r = 0; r < R; ++r) {
     const uint8_t* b = L.w0 + L.roff[r] + o;
     uint32_t u[4];
-    sw_ld16<NOALLOC>(s.w[r].h, b);
-    sw_ld16<NOALLOC>(u, b + 16 + 32 * L.c);
+    kg_load<16>(s.w[r].h, b);
+    kg_load<16>(u, b + 16 + 32 * L.c);
 #pragma unroll
     for (int i = 0; i < 4; ++i) s.w[r].q[i] = u[i];
-    sw_ld16<NOALLOC>(u, b + 32 + 32 * L.c);
+    kg_load<16>(u, b + 32 + 32 * L.c);
 #pragma unroll
     for (int i = 0; i < 4; ++i) s.w[r].q[4 + i] = u[i];
   }
@@ -784,7 +760,7 @@ KG_DEVICE void sw_compute(float (&acc)[R][TOK], const SwStep<R, TOK>& s, const S
     }
   }
 }
-template <int TOK, int R, int NW, bool NOALLOC>
+template <int TOK, int R, int NW>
 KG_DEVICE void mmvq_sw_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   static_assert(kWave == 32, "stream tiles: 32-lane warps (4 lanes a superblock, 8 superblocks a warp step)");
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
@@ -810,13 +786,13 @@ KG_DEVICE void mmvq_sw_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
   int j = warp;
   if (j < J) {
     SwStep<R, TOK> s0, s1;
-    sw_load<R, TOK, NOALLOC>(s0, L, j);
+    sw_load(s0, L, j);
     while (true) {
-      if (j + NW < J) sw_load<R, TOK, NOALLOC>(s1, L, j + NW);
+      if (j + NW < J) sw_load(s1, L, j + NW);
       sw_compute(acc, s0, L, j);
       j += NW;
       if (j >= J) break;
-      if (j + NW < J) sw_load<R, TOK, NOALLOC>(s0, L, j + NW);
+      if (j + NW < J) sw_load(s0, L, j + NW);
       sw_compute(acc, s1, L, j);
       j += NW;
       if (j >= J) break;
