@@ -484,6 +484,350 @@ KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   }
 }
 
+
+// Streaming tiles (layout stream, target: cuda archs only; q4_k, 1..4
+// tokens), built for memory-level parallelism at few tokens. A workgroup of
+// NW warps owns R consecutive rows; warp w takes steps w, w + NW, ... of
+// 1024 weights (4 superblocks) of all R rows. At step j, lane l = 8 bq + v
+// holds quant vector v of superblock 4j + bq of each row: bytes 16v..16v+15
+// of its 128 quant bytes (chunk c = v / 2, half p = v % 2: weights
+// 16p..16p+15 of sub-block 2c in the low nibbles, of 2c + 1 in the high
+// ones), one 16-byte load, and the superblock's 16-byte head; one warp load
+// covers 576 contiguous bytes of a row (4 superblocks). The step's
+// activations (per token: Q8_1 blocks 8b + 2c and 8b + 2c + 1, quants
+// 16p..16p+15 and d) are loaded once per step and serve all R rows, the
+// sums of their quants too (exact integers; d * sum exact in f32). Two
+// register buffers: step j + NW's 2R weight loads and its activations are
+// in flight while step j computes. Lanes past the last superblock load and
+// add nothing; rows past N are clamped for loads and never stored. Warps
+// reduce by xor butterflies, then across warps in warp order (LDS).
+// c + the unsigned bytes of a dotted with the signed bytes of b (dp4a.u32.s32).
+KG_DEVICE int dot4us(uint32_t a, uint32_t b, int c) {
+#if defined(__CUDACC__)
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  int s = c;
+  for (int i = 0; i < 32; i += 8) s += (int)((a >> i) & 0xFFu) * ((int)(b << (24 - i)) >> 24);
+  return s;
+#endif
+}
+struct StW { uint32_t q[4], h[4]; };
+struct StX { uint32_t a[4], b[4], da, db; };
+template <int R, int TOK>
+struct StStep {
+  StW w[R];
+  StX x[TOK];
+};
+// A lane's fixed part: its row offsets, activation pointers, position.
+template <int R, int TOK>
+struct StLane {
+  const uint8_t* w0;        // superblock bq of row 0
+  size_t roff[R];           // row r's byte offset (rows past N clamped)
+  const uint32_t* xa[TOK];  // token t's Q8_1 block 8 bq + 2c of step 0
+  int v, bq, p, sh, NB;
+  uint32_t hi;  // all ones when c >= 2
+};
+template <int R, int TOK>
+KG_DEVICE void st_load(StStep<R, TOK>& s, const StLane<R, TOK>& L, int j) {
+  if (4 * j + L.bq >= L.NB) return;
+  const size_t o = (size_t)j * 576;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const uint8_t* b = L.w0 + L.roff[r] + o;
+    ldw16(s.w[r].h, b);
+    ldw16(s.w[r].q, b + 16 + 16 * L.v);
+  }
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) {
+    const uint32_t* a = L.xa[t] + (size_t)j * 288;  // 32 Q8_1 blocks (9 words) a step
+    s.x[t].da = a[0];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) s.x[t].a[i] = a[1 + 4 * L.p + i];
+    s.x[t].db = a[9];
+    uint32_t u[4];  // words 10 + 4p.. of an even block offset: 8-byte aligned
+    kg_load<8>(u, a + 10 + 4 * L.p);
+    s.x[t].b[0] = u[0], s.x[t].b[1] = u[1];
+    kg_load<8>(u, a + 12 + 4 * L.p);
+    s.x[t].b[2] = u[0], s.x[t].b[3] = u[1];
+  }
+}
+template <int R, int TOK>
+KG_DEVICE void st_compute(float (&acc)[R][TOK], const StStep<R, TOK>& s, const StLane<R, TOK>& L, int j) {
+  if (4 * j + L.bq >= L.NB) return;
+  float fa[TOK], fb[TOK], fsa[TOK], fsb[TOK];
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) {
+    fa[t] = kg_f16_to_f32(s.x[t].da & 0xFFFFu), fb[t] = kg_f16_to_f32(s.x[t].db & 0xFFFFu);
+    fsa[t] = fa[t] * (float)sum4(s.x[t].a, 0), fsb[t] = fb[t] * (float)sum4(s.x[t].b, 0);  // exact
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const StW& w = s.w[r];
+    const float d = kg_f16_to_f32(w.h[0] & 0xFFFFu), dmin = kg_f16_to_f32(w.h[0] >> 16);
+    const uint32_t x1 = w.h[1] >> L.sh, x2 = w.h[2] >> L.sh, x3 = w.h[3] >> L.sh;
+    // (branch-free: hi is all ones for c >= 2, else 0; lanes of one warp differ)
+    const uint32_t S = (((x3 & 0x0F0Fu) | ((x1 >> 2) & 0x3030u)) & L.hi) | (x1 & 0x3F3Fu & ~L.hi);
+    const uint32_t M = ((((x3 >> 4) & 0x0F0Fu) | ((x2 >> 2) & 0x3030u)) & L.hi) | (x2 & 0x3F3Fu & ~L.hi);
+    const float nd = -8388608.0f * d, ndmin = -8388608.0f * dmin;  // exact
+    const float dsa = kg_fmaf(u8_magic(S, 0), d, nd);  // d * scale, exact
+    const float dsb = kg_fmaf(u8_magic(S, 1), d, nd) * 0.0625f;  // exact; the high nibbles' dot is 16 x
+    const float dma = kg_fmaf(u8_magic(M, 0), dmin, ndmin), dmb = kg_fmaf(u8_magic(M, 1), dmin, ndmin);
+    uint32_t lo[4], hq[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) lo[i] = w.q[i] & 0x0F0F0F0Fu, hq[i] = w.q[i] & 0xF0F0F0F0u;
+#pragma unroll
+    for (int t = 0; t < TOK; ++t) {
+      int ia = 0, ib = 0;
+#pragma unroll
+      for (int i = 0; i < 4; ++i) ia = dot4(lo[i], s.x[t].a[i], ia), ib = dot4us(hq[i], s.x[t].b[i], ib);
+      float a = acc[r][t];
+      a = kg_fmaf(dsa, fa[t] * (float)ia, a);
+      a = kg_fmaf(-dma, fsa[t], a);
+      a = kg_fmaf(dsb, fb[t] * (float)ib, a);
+      a = kg_fmaf(-dmb, fsb[t], a);
+      acc[r][t] = a;
+    }
+  }
+}
+template <int TOK, int R, int NW>
+KG_DEVICE void mmvq_st_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  static_assert(kWave == 32, "stream tiles: 32-lane warps (8 lanes a superblock, 4 superblocks a warp load)");
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  StLane<R, TOK> L;
+  L.v = lane & 7, L.bq = lane >> 3, L.p = L.v & 1;
+  const int c = L.v >> 1;
+  L.NB = K / 256;
+  const int XB = K / 32, J = (L.NB + 3) / 4;
+  const int row0 = kg_bid_x() * R;
+  L.w0 = W + (size_t)L.bq * 144;
+#pragma unroll
+  for (int r = 0; r < R; ++r) L.roff[r] = (size_t)min(row0 + r, N - 1) * L.NB * 144;
+  const uint32_t* x = (const uint32_t*)X;
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) L.xa[t] = x + (size_t)min(t, T - 1) * XB * 9 + (size_t)(8 * L.bq + 2 * c) * 9;
+  // The lane's sub-blocks 2c, 2c + 1: scale bytes 2(c % 2), +1 of the head's
+  // words 1..3 (c < 2: 6-bit scale and min in words 1 and 2; c >= 2: low 4
+  // bits in word 3, high 2 in words 1 and 2).
+  L.sh = 16 * (c & 1);
+  L.hi = c >= 2 ? 0xFFFFFFFFu : 0u;
+
+  float acc[R][TOK];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < TOK; ++t) acc[r][t] = 0.0f;
+  int j = warp;
+  if (j < J) {
+    StStep<R, TOK> s0, s1;
+    st_load(s0, L, j);
+    while (true) {
+      if (j + NW < J) st_load(s1, L, j + NW);
+      st_compute(acc, s0, L, j);
+      j += NW;
+      if (j >= J) break;
+      if (j + NW < J) st_load(s0, L, j + NW);
+      st_compute(acc, s1, L, j);
+      j += NW;
+      if (j >= J) break;
+    }
+  }
+
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < TOK; ++t)
+#pragma unroll
+      for (int m = 16; m > 0; m /= 2) acc[r][t] += kg_shfl_xor(acc[r][t], m, 32);
+  float sum = 0.0f;
+  if (NW == 1) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int t = 0; t < TOK; ++t)
+        if (tid == r * TOK + t) sum = acc[r][t];
+  } else {
+    KG_SHARED float red[NW][R * TOK];
+    if (lane == 0) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int t = 0; t < TOK; ++t) red[warp][r * TOK + t] = acc[r][t];
+    }
+    kg_sync();
+    if (tid < R * TOK)
+      for (int w = 0; w < NW; ++w) sum += red[w][tid];
+  }
+  const int t = tid % TOK, n = row0 + tid / TOK;
+  if (tid < R * TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+}
+
+// Wide streaming tiles (layout stream, swN / snN): as stN, but lane l =
+// 4 bq + c holds all 32 quant bytes of chunk c of superblock 8j + bq (two
+// 16-byte loads; a warp step is 8 superblocks, 1152 bytes of a row), so one
+// head decode serves 64 weights, and the high nibbles enter the dot product
+// unshifted (q & 0xF0: 16 times the nibble, unsigned x signed bytes, the
+// 1/16 folded into the exact scale). Each warp load covers half of every
+// 32-byte sector it touches, so these load through L1 (allocating): the
+// second load of a sector finds it there. (Measured on an H200, ncu, llama
+// lm_head at one token, bench/results/h200-2026-12-02n2-*: through L1 9.25M
+// L2 sectors read for 296 MB, 76.4 us; no_allocate 17.5M sectors, 93.0 us.
+// Three register buffers, 8 rows or 256 lanes never won: not kept.)
+struct SwW { uint32_t q[8], h[4]; };
+struct SwX { uint32_t a[8], b[8], da, db; };
+template <int R, int TOK>
+struct SwStep {
+  SwW w[R];
+  SwX x[TOK];
+};
+template <int R, int TOK>
+struct SwLane {
+  const uint8_t* w0;        // superblock bq of row 0
+  size_t roff[R];           // row r's byte offset (rows past N clamped)
+  const uint32_t* xa[TOK];  // token t's Q8_1 block 8 bq + 2c of step 0
+  int c, bq, sh, NB;
+  uint32_t hi;  // all ones when c >= 2
+};
+template <int R, int TOK>
+KG_DEVICE void sw_load(SwStep<R, TOK>& s, const SwLane<R, TOK>& L, int j) {
+  if (8 * j + L.bq >= L.NB) return;
+  const size_t o = (size_t)j * 1152;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const uint8_t* b = L.w0 + L.roff[r] + o;
+    uint32_t u[4];
+    kg_load<16>(s.w[r].h, b);
+    kg_load<16>(u, b + 16 + 32 * L.c);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) s.w[r].q[i] = u[i];
+    kg_load<16>(u, b + 32 + 32 * L.c);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) s.w[r].q[4 + i] = u[i];
+  }
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) {
+    // blocks 2c, 2c + 1 of the superblock: words 0 (d), 1..8 and 9 (d),
+    // 10..17 from an even word offset (8-byte aligned pairs)
+    const uint32_t* a = L.xa[t] + (size_t)j * 576;
+    uint32_t u[4];
+    kg_load<8>(u, a), s.x[t].da = u[0], s.x[t].a[0] = u[1];
+#pragma unroll
+    for (int i = 0; i < 3; ++i) kg_load<8>(u, a + 2 + 2 * i), s.x[t].a[1 + 2 * i] = u[0], s.x[t].a[2 + 2 * i] = u[1];
+    s.x[t].a[7] = a[8];
+    s.x[t].db = a[9];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) kg_load<8>(u, a + 10 + 2 * i), s.x[t].b[2 * i] = u[0], s.x[t].b[2 * i + 1] = u[1];
+  }
+}
+template <int R, int TOK>
+KG_DEVICE void sw_compute(float (&acc)[R][TOK], const SwStep<R, TOK>& s, const SwLane<R, TOK>& L, int j) {
+  if (8 * j + L.bq >= L.NB) return;
+  float fa[TOK], fb[TOK], fsa[TOK], fsb[TOK];
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) {
+    fa[t] = kg_f16_to_f32(s.x[t].da & 0xFFFFu), fb[t] = kg_f16_to_f32(s.x[t].db & 0xFFFFu);
+    int sa = 0, sb = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) sa = dot4(s.x[t].a[i], 0x01010101u, sa), sb = dot4(s.x[t].b[i], 0x01010101u, sb);
+    fsa[t] = fa[t] * (float)sa, fsb[t] = fb[t] * (float)sb;  // exact (11 x 12 bits)
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const SwW& w = s.w[r];
+    const float d = kg_f16_to_f32(w.h[0] & 0xFFFFu), dmin = kg_f16_to_f32(w.h[0] >> 16);
+    const uint32_t x1 = w.h[1] >> L.sh, x2 = w.h[2] >> L.sh, x3 = w.h[3] >> L.sh;
+    const uint32_t S = (((x3 & 0x0F0Fu) | ((x1 >> 2) & 0x3030u)) & L.hi) | (x1 & 0x3F3Fu & ~L.hi);
+    const uint32_t M = ((((x3 >> 4) & 0x0F0Fu) | ((x2 >> 2) & 0x3030u)) & L.hi) | (x2 & 0x3F3Fu & ~L.hi);
+    const float nd = -8388608.0f * d, ndmin = -8388608.0f * dmin;  // exact
+    const float dsa = kg_fmaf(u8_magic(S, 0), d, nd);
+    const float dsb = kg_fmaf(u8_magic(S, 1), d, nd) * 0.0625f;  // exact; the dot is 16 x
+    const float dma = kg_fmaf(u8_magic(M, 0), dmin, ndmin), dmb = kg_fmaf(u8_magic(M, 1), dmin, ndmin);
+    uint32_t lo[8], hq[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) lo[i] = w.q[i] & 0x0F0F0F0Fu, hq[i] = w.q[i] & 0xF0F0F0F0u;
+#pragma unroll
+    for (int t = 0; t < TOK; ++t) {
+      int ia = 0, ib = 0;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) ia = dot4(lo[i], s.x[t].a[i], ia), ib = dot4us(hq[i], s.x[t].b[i], ib);
+      float a = acc[r][t];
+      a = kg_fmaf(dsa, fa[t] * (float)ia, a);
+      a = kg_fmaf(-dma, fsa[t], a);
+      a = kg_fmaf(dsb, fb[t] * (float)ib, a);
+      a = kg_fmaf(-dmb, fsb[t], a);
+      acc[r][t] = a;
+    }
+  }
+}
+template <int TOK, int R, int NW>
+KG_DEVICE void mmvq_sw_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  static_assert(kWave == 32, "stream tiles: 32-lane warps (4 lanes a superblock, 8 superblocks a warp step)");
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  SwLane<R, TOK> L;
+  L.c = lane & 3, L.bq = lane >> 2;
+  L.NB = K / 256;
+  const int XB = K / 32, J = (L.NB + 7) / 8;
+  const int row0 = kg_bid_x() * R;
+  L.w0 = W + (size_t)L.bq * 144;
+#pragma unroll
+  for (int r = 0; r < R; ++r) L.roff[r] = (size_t)min(row0 + r, N - 1) * L.NB * 144;
+  const uint32_t* x = (const uint32_t*)X;
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) L.xa[t] = x + (size_t)min(t, T - 1) * XB * 9 + (size_t)(8 * L.bq + 2 * L.c) * 9;
+  L.sh = 16 * (L.c & 1);
+  L.hi = L.c >= 2 ? 0xFFFFFFFFu : 0u;
+
+  float acc[R][TOK];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < TOK; ++t) acc[r][t] = 0.0f;
+  int j = warp;
+  if (j < J) {
+    SwStep<R, TOK> s0, s1;
+    sw_load(s0, L, j);
+    while (true) {
+      if (j + NW < J) sw_load(s1, L, j + NW);
+      sw_compute(acc, s0, L, j);
+      j += NW;
+      if (j >= J) break;
+      if (j + NW < J) sw_load(s0, L, j + NW);
+      sw_compute(acc, s1, L, j);
+      j += NW;
+      if (j >= J) break;
+    }
+  }
+
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < TOK; ++t)
+#pragma unroll
+      for (int m = 16; m > 0; m /= 2) acc[r][t] += kg_shfl_xor(acc[r][t], m, 32);
+  float sum = 0.0f;
+  if (NW == 1) {
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int t = 0; t < TOK; ++t)
+        if (tid == r * TOK + t) sum = acc[r][t];
+  } else {
+    KG_SHARED float red[NW][R * TOK];
+    if (lane == 0) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int t = 0; t < TOK; ++t) red[warp][r * TOK + t] = acc[r][t];
+    }
+    kg_sync();
+    if (tid < R * TOK)
+      for (int w = 0; w < NW; ++w) sum += red[w][tid];
+  }
+  const int t = tid % TOK, n = row0 + tid / TOK;
+  if (tid < R * TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+}
+
 }  // namespace
 
 // Every kernel: (W, X, Y, partial, counter, T, N, K); grid (ceil(N / rows),

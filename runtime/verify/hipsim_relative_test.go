@@ -204,22 +204,26 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 		// may hold tensor-core kernels the simulation cannot build)
 		amd[a.Name] = a.Backend == "hip" && strings.HasPrefix(a.Name, "gfx")
 	}
-	// and the integer tensor-core tiles of the cuda archs (mmvq layout mma:
-	// mma.sync s8 emulated by kgen_cpu_sim.h), a source of their own
+	// and the cuda-only mmvq tiles of the cuda archs (layout mma: mma.sync
+	// s8 emulated by kgen_cpu_sim.h; layout stream: 32-lane warps), each
+	// layout a sample of its own ("<source>/<layout>")
 	mma := map[string]bool{}
 	for _, v := range generated.Variants {
-		if v.Backend == "hip" && !amd[v.Arch] && v.Family == "mmvq" && paramS(v, "layout") == "mma" {
-			mma[filepath.Base(v.Artifact.Path)] = true
-		}
-		if v.Backend != "hip" || !amd[v.Arch] && !(v.Family == "mmvq" && paramS(v, "layout") == "mma") {
+		cudaTile := v.Family == "mmvq" && (paramS(v, "layout") == "mma" || paramS(v, "layout") == "stream")
+		if v.Backend != "hip" || !amd[v.Arch] && !cudaTile {
 			continue
+		}
+		key := filepath.Base(v.Artifact.Path)
+		if !amd[v.Arch] {
+			key += "/" + paramS(v, "layout")
+			mma[key] = true
 		}
 		fam, err := kruntime.Contract(v.Family)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if fam.Verify.Compare == "relative" {
-			byFile[filepath.Base(v.Artifact.Path)] = append(byFile[filepath.Base(v.Artifact.Path)], v)
+			byFile[key] = append(byFile[key], v)
 		}
 	}
 	var files []string
@@ -251,9 +255,14 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 	var mu sync.Mutex
 	var summary []string
 	t.Run("source", func(t *testing.T) {
-		for _, base := range srcs {
-			vs := byFile[base]
-			t.Run(strings.TrimSuffix(base, ".hip"), func(t *testing.T) {
+		for _, key := range srcs {
+			vs := byFile[key]
+			base, layout, _ := strings.Cut(key, "/")
+			name := strings.TrimSuffix(base, ".hip")
+			if layout != "" {
+				name += "_" + layout
+			}
+			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				dev, err := kruntime.ArchDevice(vs[0].Arch)
 				if err != nil {
@@ -261,8 +270,11 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				}
 				sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 				limit := 24
-				if mma[base] {
+				switch layout {
+				case "mma":
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
+				case "stream":
+					limit = 8
 				}
 				step := (len(vs) + limit - 1) / limit
 				keep := map[string]bool{}
@@ -279,7 +291,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d := filepath.Join(dir, strings.TrimSuffix(base, ".hip"))
+				d := filepath.Join(dir, name)
 				if err := os.MkdirAll(d, 0o755); err != nil {
 					t.Fatal(err)
 				}
