@@ -327,15 +327,21 @@ func (s *fitSet) residuals(cases []*fitCase, vals []int64, out []float64) []floa
 	return out
 }
 
-// fit fits the constants from init: Levenberg-Marquardt on the regression
-// error (the key is a predicted time; coordinate descent alone stalls in
-// a valley of the launch and bandwidth constants), coordinate descent on
-// it, then coordinate descent on the picks.
+// fit fits the constants from two starts and keeps the one whose picks
+// score better on the cases it fits (the objective; never the held-out
+// ones): init itself, and Levenberg-Marquardt's least squares of the
+// regression error from init (coordinate descent alone can stall in a
+// valley of the launch and bandwidth constants). From each start:
+// coordinate descent on the regression error, then on the picks.
 func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
-	vals := append([]int64(nil), init...)
-	vals = s.levenberg(cases, vals, 25)
-	vals = descend(vals, 2, func(v []int64) float64 { return s.regression(cases, v) })
-	return descend(vals, 3, func(v []int64) float64 { return s.objective(cases, v) })
+	pick := func(v []int64) float64 { return s.objective(cases, v) }
+	reg := func(v []int64) float64 { return s.regression(cases, v) }
+	a := descend(descend(append([]int64(nil), init...), 4, reg), 3, pick)
+	b := descend(descend(s.levenberg(cases, init, 25), 2, reg), 3, pick)
+	if pick(b) < pick(a) {
+		return b
+	}
+	return a
 }
 
 // levenberg minimizes the regression error over the logarithms of the
