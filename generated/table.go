@@ -16626,50 +16626,62 @@ var Archs = []table.Arch{
 		ComputeUnits: 132,
 		Doc:          "NVIDIA Hopper (H100/H200) via nvcc",
 		Model: []table.Const{{
-			Name:  "acc_ns",
-			Value: int64(44),
-		}, {
-			Name:  "acc_regs",
-			Value: int64(6),
+			Name:  "acc_ps",
+			Value: int64(29766),
 		}, {
 			Name:  "bytes_per_us",
-			Value: int64(1861357),
+			Value: int64(4840624),
 		}, {
-			Name:  "iter_ns",
-			Value: int64(122),
+			Name:  "fma_fs",
+			Value: int64(3626),
+		}, {
+			Name:  "iter_ps",
+			Value: int64(2297),
 		}, {
 			Name:  "launch_ns",
-			Value: int64(2380),
+			Value: int64(2109),
 		}, {
-			Name:  "load_ps",
-			Value: int64(4),
+			Name:  "mlp_lanes",
+			Value: int64(33),
 		}, {
 			Name:  "mma_bytes_per_us",
-			Value: int64(8807339),
+			Value: int64(5414333),
+		}, {
+			Name:  "mma_fs",
+			Value: int64(13160),
 		}, {
 			Name:  "mma_iter_ns",
-			Value: int64(592),
+			Value: int64(11),
 		}, {
-			Name:  "mma_ld_ps",
-			Value: int64(22),
+			Name:  "mma_mlp",
+			Value: int64(100),
 		}, {
-			Name:  "mma_red_ps",
-			Value: int64(6),
+			Name:  "mma_red_fs",
+			Value: int64(922977),
+		}, {
+			Name:  "mma_regs",
+			Value: int64(84),
 		}, {
 			Name:  "mma_wg_ns",
-			Value: int64(14),
+			Value: int64(1214),
 		}, {
-			Name:  "red_ps",
-			Value: int64(3),
+			Name:  "red_fs",
+			Value: int64(59286),
 		}, {
-			Name:  "spill_bytes_per_us",
-			Value: int64(11243413),
+			Name:  "reg_base",
+			Value: int64(19),
+		}, {
+			Name:  "reg_file",
+			Value: int64(78850),
 		}, {
 			Name:  "split_ps",
-			Value: int64(174),
+			Value: int64(18),
 		}, {
-			Name:  "wg_ns",
-			Value: int64(6),
+			Name:  "wave_q",
+			Value: int64(166),
+		}, {
+			Name:  "xld_fs",
+			Value: int64(9836),
 		}},
 		Name: "sm90",
 		Prefer: []table.FamilyRules{{
@@ -16681,23 +16693,26 @@ var Archs = []table.Arch{
 				Expr: "16 / min(16, pack * max(bytes(dtype), act_bytes(dtype)))",
 				Why:  "widest load first (16 bytes of weights or activations)",
 			}, {
-				Expr: "(layout == \"mma\") != ((m >= 3 || m >= 2 && bytes(dtype) == 1) && n * k >= 8388608 || m >= 5 || m >= 3 && k <= 1024)",
-				Why:  "H200: tensor cores on 8M+ weights from 3 tokens (2 with fp8 weights), from 5 tokens on any shape and from 3 when K <= 1024; CUDA cores otherwise",
+				Expr: "(bytes(dtype) == 1) * ((layout == \"mma\") != ((m >= 3 || m >= 2 && bytes(dtype) == 1) && n * k >= 8388608 || m >= 5 || m >= 3 && k <= 1024))",
+				Why:  "fp8 weights: H200: tensor cores on 8M+ weights from 3 tokens (2 with fp8 weights), from 5 tokens on any shape and from 3 when K <= 1024; CUDA cores otherwise",
 			}, {
-				Expr: "layout == \"subgroup\"",
-				Why:  "H200: a warp per row never won (bf16; fp8 since its decode is the hardware's)",
+				Expr: "(bytes(dtype) == 1) * (layout == \"subgroup\")",
+				Why:  "fp8 weights: H200: a warp per row never won (bf16; fp8 since its decode is the hardware's)",
 			}, {
-				Expr: "layout == \"splitk\"",
-				Why:  "H200: CUDA-core split-K never won",
+				Expr: "(bytes(dtype) == 1) * (layout == \"splitk\")",
+				Why:  "fp8 weights: H200: CUDA-core split-K never won",
 			}, {
-				Expr: "(layout == \"mma\") * (splits - 1)",
-				Why:  "H200: no split-K on tensor cores (the double-buffered loop lost with it on every measured layer)",
+				Expr: "(bytes(dtype) == 1) * ((layout == \"mma\") * (splits - 1))",
+				Why:  "fp8 weights: H200: no split-K on tensor cores (the double-buffered loop lost with it on every measured layer)",
 			}, {
-				Expr: "(layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\") - 3 * (bytes(dtype) == 1 && m == 1 && n >= 100000)) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\") - 3 * (bytes(dtype) == 1 && m == 1 && n >= 100000))",
-				Why:  "H200: one row per workgroup at one or four tokens, two at two or eight (and for a warp per row); one more when K <= 1024; four for fp8 at one token on 100k+-row LM heads",
+				Expr: "(bytes(dtype) == 1) * ((layout != \"mma\") * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\") - 3 * (bytes(dtype) == 1 && m == 1 && n >= 100000)) * (rows - 1 - (m == 2 || m == 8) - (k <= 1024) - (layout == \"subgroup\") - 3 * (bytes(dtype) == 1 && m == 1 && n >= 100000)))",
+				Why:  "fp8 weights: H200: one row per workgroup at one or four tokens, two at two or eight (and for a warp per row); one more when K <= 1024; four for fp8 at one token on 100k+-row LM heads",
 			}, {
-				Expr: "(layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608))",
-				Why:  "H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
+				Expr: "(bytes(dtype) == 1) * ((layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608)))",
+				Why:  "fp8 weights: H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
+			}, {
+				Expr: "(bytes(dtype) != 1) * (launch_ns + (layout == \"mma\") * max(cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * (cdiv(k, max(wg, 32) * pack / 4 * splits) * mma_iter_ns + mma_wg_ns), n * k * bytes(dtype) * 1000 / mma_bytes_per_us * (min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) + mma_mlp) / min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) * (1000000 + wave_q * ((cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * 1000 / (cdiv(n, 16) * splits)) - 1000)) / 1000000 + (n * cdiv(k, max(wg, 32) * pack / 4 * splits) * max(wg, 32) * pack / 4 * splits * mma_fs + (cdiv(n, 16) * splits) * max(wg, 32) * mma_red_fs) / (compute_units * 1000000)) + (layout != \"mma\") * max(cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ps + acc_ps) / 1000, n * k * bytes(dtype) * 1000 / bytes_per_us * (min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) + tokens * mlp_lanes) / min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) * (1000000 + wave_q * ((cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * 1000 / (cdiv(n, rows) * splits)) - 1000)) / 1000000 + (n * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (wg + (wg == 0) * wave) * pack * splits * tokens * (fma_fs + xld_fs / (rows - (layout == \"subgroup\") * (rows - 1))) + (cdiv(n, rows) * splits) * (wg + (wg == 0) * rows * wave) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * red_fs) / (compute_units * 1000000)) + (splits > 1) * splits * m * n * split_ps / 1000)",
+				Why:  "H200, 16-bit weights: the model's predicted time in ns (model: above; fp8 keeps the keys above)",
 			}, {
 				Expr: "tile == \"mmp128\" || tile == \"mmp256\" || tile == \"mmp512\"",
 				Why:  "the issue-14 mmp tiles (mma with an L2 prefetch hint on the weights) tie with the mma ones on every key above; not preferred until measured",

@@ -40,6 +40,7 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 		within, slower, skipped int
 		worst                   float64
 		unknown, slow           []string
+		cases                   []caseScore
 	}
 	tallies := map[string]*tally{}
 	var backends []string
@@ -79,6 +80,13 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 			us, ok := r.Times[ch.Heuristic.Name]
 			if ok {
 				t.worst = max(t.worst, us/best)
+				fastest := ""
+				for name, x := range r.Times {
+					if x == best && (fastest == "" || name < fastest) {
+						fastest = name
+					}
+				}
+				t.cases = append(t.cases, caseScore{us / best, fmt.Sprintf("x%.3f %s: picks %s %.1f us, fastest %s %.1f us", us/best, label, ch.Heuristic.Name, us, fastest, best)})
 			}
 			switch {
 			case !ok:
@@ -108,6 +116,10 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 			fmt.Fprintf(w, " (%.0f%%)", 100*float64(t.within)/float64(known))
 		}
 		fmt.Fprintf(w, "; worst x%.3f; %d unknown, %d without times\n", t.worst, len(t.unknown), t.skipped)
+		fmt.Fprintf(w, "  the worst 5:\n")
+		for _, l := range worstLines(t.cases, 5) {
+			fmt.Fprintln(w, "    worst  "+l)
+		}
 		for _, s := range t.slow {
 			fmt.Fprintln(w, "  slower  "+s)
 		}

@@ -218,6 +218,25 @@ type score struct {
 	within, n, unmeasured int
 	worst, logSum         float64
 	slow                  []string
+	cases                 []caseScore // every timed pick, when detail
+}
+
+// caseScore is one case's pick against its fastest measured candidate,
+// with the model's predicted times of both.
+type caseScore struct {
+	ratio float64
+	line  string
+}
+
+// worstLines returns the n worst cases' lines, slowest first.
+func worstLines(cs []caseScore, n int) []string {
+	cs = append([]caseScore(nil), cs...)
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ratio > cs[j].ratio })
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].line)
+	}
+	return out
 }
 
 func (s *fitSet) score(cases []*fitCase, vals []int64, detail bool) score {
@@ -244,6 +263,17 @@ func (s *fitSet) score(cases []*fitCase, vals []int64, detail bool) score {
 			sc.within++
 		} else if detail {
 			sc.slow = append(sc.slow, fmt.Sprintf("%s: picks %s %.1f us, fastest %.1f us (x%.2f)", c.label, x.name, x.us, c.best, r))
+		}
+		if detail {
+			f := x
+			for i := range c.cands {
+				if y := &c.cands[i]; y.us > 0 && y.us < f.us {
+					f = y
+				}
+			}
+			line := fmt.Sprintf("x%.3f %s: picks %s %.1f us (predicted %.1f), fastest %s %.1f us (predicted %.1f)",
+				r, c.label, x.name, x.us, float64(s.predicted(x, vals))/1000, f.name, f.us, float64(s.predicted(f, vals))/1000)
+			sc.cases = append(sc.cases, caseScore{r, line})
 		}
 	}
 	return sc
@@ -272,6 +302,15 @@ func (s *fitSet) objective(cases []*fitCase, vals []int64) float64 {
 // of their case's fastest.
 func (s *fitSet) regression(cases []*fitCase, vals []int64) float64 {
 	var e float64
+	for _, d := range s.residuals(cases, vals, nil) {
+		e += d * d
+	}
+	return e
+}
+
+// residuals are the log errors regression sums, in a fixed order.
+func (s *fitSet) residuals(cases []*fitCase, vals []int64, out []float64) []float64 {
+	out = out[:0]
 	for _, c := range cases {
 		for i := range c.cands {
 			x := &c.cands[i]
@@ -282,19 +321,143 @@ func (s *fitSet) regression(cases []*fitCase, vals []int64) float64 {
 			if p < 1 {
 				p = 1
 			}
-			d := math.Log(float64(p) / (x.us * 1000))
-			e += d * d
+			out = append(out, math.Log(float64(p)/(x.us*1000)))
 		}
 	}
-	return e
+	return out
 }
 
-// fit runs coordinate descent over the constants from init: first on the
-// regression error (the key is a predicted time), then on the picks.
+// fit fits the constants from two starts and keeps the one whose picks
+// score better on the cases it fits (the objective; never the held-out
+// ones): init itself, and Levenberg-Marquardt's least squares of the
+// regression error from init (coordinate descent alone can stall in a
+// valley of the launch and bandwidth constants). From each start:
+// coordinate descent on the regression error, then on the picks.
 func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
-	vals := append([]int64(nil), init...)
-	vals = descend(vals, 4, func(v []int64) float64 { return s.regression(cases, v) })
-	return descend(vals, 3, func(v []int64) float64 { return s.objective(cases, v) })
+	pick := func(v []int64) float64 { return s.objective(cases, v) }
+	reg := func(v []int64) float64 { return s.regression(cases, v) }
+	a := descend(descend(append([]int64(nil), init...), 4, reg), 3, pick)
+	b := descend(descend(s.levenberg(cases, init, 25), 2, reg), 3, pick)
+	if pick(b) < pick(a) {
+		return b
+	}
+	return a
+}
+
+// levenberg minimizes the regression error over the logarithms of the
+// constants (each kept >= 1; finite differences of 5%, as the constants
+// are integers), at most iters steps.
+func (s *fitSet) levenberg(cases []*fitCase, init []int64, iters int) []int64 {
+	n := len(init)
+	th := make([]float64, n)
+	for i, v := range init {
+		th[i] = math.Log(float64(max(v, 1)))
+	}
+	ints := func(th []float64) []int64 {
+		v := make([]int64, n)
+		for i := range th {
+			v[i] = max(1, min(int64(math.Round(math.Exp(th[i]))), 1<<40))
+		}
+		return v
+	}
+	r := s.residuals(cases, ints(th), nil)
+	cost := sumSq(r)
+	lambda := 1e-2
+	const h = 0.05
+	J := make([][]float64, n)
+	for it := 0; it < iters; it++ {
+		for j := 0; j < n; j++ {
+			t := append([]float64(nil), th...)
+			t[j] += h
+			rj := s.residuals(cases, ints(t), nil)
+			J[j] = make([]float64, len(r))
+			for i := range r {
+				J[j][i] = (rj[i] - r[i]) / h
+			}
+		}
+		A := make([][]float64, n)
+		g := make([]float64, n)
+		for a := range A {
+			A[a] = make([]float64, n)
+			for b := range A[a] {
+				for i := range r {
+					A[a][b] += J[a][i] * J[b][i]
+				}
+			}
+			for i := range r {
+				g[a] += J[a][i] * r[i]
+			}
+		}
+		improved := false
+		for try := 0; try < 8 && !improved; try++ {
+			M := make([][]float64, n)
+			for a := range M {
+				M[a] = append([]float64(nil), A[a]...)
+				M[a][a] += lambda * (A[a][a] + 1e-9)
+			}
+			d := solveLinear(M, g)
+			t := make([]float64, n)
+			for j := range th {
+				t[j] = th[j] - max(-2, min(2, d[j]))
+			}
+			if r2 := s.residuals(cases, ints(t), nil); sumSq(r2) < cost {
+				th, r, cost = t, r2, sumSq(r2)
+				lambda = max(lambda/3, 1e-7)
+				improved = true
+			} else {
+				lambda *= 4
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return ints(th)
+}
+
+func sumSq(r []float64) float64 {
+	var s float64
+	for _, x := range r {
+		s += x * x
+	}
+	return s
+}
+
+// solveLinear solves A x = b by Gauss-Jordan elimination with partial
+// pivoting (a singular column gives 0).
+func solveLinear(A [][]float64, b []float64) []float64 {
+	n := len(b)
+	M := make([][]float64, n)
+	for i := range A {
+		M[i] = append(append([]float64(nil), A[i]...), b[i])
+	}
+	for c := 0; c < n; c++ {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(M[r][c]) > math.Abs(M[p][c]) {
+				p = r
+			}
+		}
+		M[c], M[p] = M[p], M[c]
+		if math.Abs(M[c][c]) < 1e-300 {
+			continue
+		}
+		for r := 0; r < n; r++ {
+			if r != c {
+				f := M[r][c] / M[c][c]
+				for k := c; k <= n; k++ {
+					M[r][k] -= f * M[c][k]
+				}
+			}
+		}
+	}
+	x := make([]float64, n)
+	for i := range x {
+		if M[i][i] != 0 {
+			x[i] = M[i][n] / M[i][i]
+		}
+	}
+	return x
 }
 
 // descend is multiplicative coordinate descent on integer constants >= 0.
@@ -432,6 +595,7 @@ func looReport(w io.Writer, sets []*fitSet, init string, detail bool) error {
 		var tot score
 		tot.worst = 1
 		var lines, slow []string
+		var cases []caseScore
 		models := s.models()
 		scores := make([]score, len(models))
 		var wg sync.WaitGroup
@@ -449,7 +613,7 @@ func looReport(w io.Writer, sets []*fitSet, init string, detail bool) error {
 						test = append(test, c)
 					}
 				}
-				scores[i] = s.score(test, s.fit(train, iv), detail)
+				scores[i] = s.score(test, s.fit(train, iv), true)
 			}()
 		}
 		wg.Wait()
@@ -461,14 +625,21 @@ func looReport(w io.Writer, sets []*fitSet, init string, detail bool) error {
 			tot.worst = max(tot.worst, sc.worst)
 			lines = append(lines, fmt.Sprintf("  %-18s within 10%% in %3d of %3d, worst x%.3f", m, sc.within, sc.n, sc.worst))
 			slow = append(slow, sc.slow...)
+			cases = append(cases, sc.cases...)
 		}
 		fmt.Fprintf(w, "%s: leave-one-model-out (%d models): within 10%% in %d of %d (%.1f%%), worst x%.3f, %d picks not timed\n",
 			s.key, len(lines), tot.within, tot.n, pct(tot.within, tot.n), tot.worst, tot.unmeasured)
 		for _, l := range lines {
 			fmt.Fprintln(w, l)
 		}
-		for _, l := range slow {
-			fmt.Fprintln(w, "    slower  "+l)
+		fmt.Fprintf(w, "%s: leave-one-model-out, the worst 5 held-out picks (predicted: the model fitted without that case's model):\n", s.key)
+		for _, l := range worstLines(cases, 5) {
+			fmt.Fprintln(w, "    worst  "+l)
+		}
+		if detail {
+			for _, l := range slow {
+				fmt.Fprintln(w, "    slower  "+l)
+			}
 		}
 	}
 	return nil

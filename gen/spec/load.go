@@ -1019,7 +1019,7 @@ func (l *loader) rule(rr *rawRule, decl expr.Decl, p Pos) (*Rule, error) {
 	if why := badText(rr.Why, MaxWhyBytes); why != "" {
 		return nil, &Error{p, "why " + why}
 	}
-	if why := badText(rr.Rule, 1024); why != "" {
+	if why := badText(rr.Rule, expr.MaxBytes); why != "" {
 		return nil, &Error{p, "rule " + why}
 	}
 	if strings.Contains(rr.Rule, "//") || strings.Contains(rr.Rule, "/*") {

@@ -87,10 +87,15 @@ var allowedBinary = map[token.Token]bool{
 	token.LAND: true, token.LOR: true,
 }
 
+// MaxBytes bounds an expression's source: an arch's predicted-time key
+// (templates/archs/*.yaml prefer with model: constants) spells out every
+// term of the model in one expression.
+const MaxBytes = 4096
+
 // Parse parses src and checks it uses only what decl allows.
 func Parse(src string, decl Decl) (*Expr, error) {
-	if len(src) > 1024 {
-		return nil, &Error{Col: 1, Msg: "expression longer than 1024 bytes"}
+	if len(src) > MaxBytes {
+		return nil, &Error{Col: 1, Msg: fmt.Sprintf("expression longer than %d bytes", MaxBytes)}
 	}
 	root, err := parser.ParseExpr(src)
 	if err != nil {

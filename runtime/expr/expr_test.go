@@ -55,7 +55,7 @@ func TestParseErrors(t *testing.T) {
 		{`layout == "a\"b"`, 11, "not allowed"},
 		{"m > 99999999999999999999", 5, "integer out of range"},
 		{"m == /* c */ 1 ||", 18, "syntax"},
-		{strings.Repeat("m+", 600) + "m", 1, "longer than 1024 bytes"},
+		{strings.Repeat("m+", 2100) + "m", 1, "longer than 4096 bytes"},
 	} {
 		_, err := Parse(c.src, decl)
 		var e *Error
