@@ -358,14 +358,17 @@ KG_DEVICE void q8kt(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
 
 // ---- Every tile but thread: kE consecutive elements per lane -------------
 // L = 256 / kE lanes per superblock, side by side in a wave; WG / L
-// superblocks per workgroup, whatever the tile.
+// superblocks per workgroup pass, R = 4 / (bytes per element) passes (f32
+// one, f16 and bf16 two), whatever the tile: every lane loads 64 bytes of X
+// before it computes anything, so 16-bit inputs keep as many bytes in flight
+// as f32 (one pass of 32 bytes a lane left them latency-bound).
 constexpr int kE = 16;
 
 // Exactness of the fast path (per element: a multiply and an add).
-// The pivot: A = the largest |x| (as the signed maximum of |x| + 0x7FFFFF,
-// NaN keys negative: NaN never compares greater; 0 or 0x7FFFFF: all zero
-// or NaN, the all-zero block), its sign that of the first element of
-// magnitude A (the least lane holding one, and in it the least index).
+// The pivot: A = the largest |x| (NaN never compares greater: a lane with a
+// NaN recomputes its largest non-NaN |x|; 0: all zero or NaN, the all-zero
+// block), its sign that of the first element of magnitude A (the least lane
+// holding one, and in it the least index: the first strict maximum).
 // iscale = -127 / pivot and d = 1 / iscale are f32_div (correctly rounded).
 // Fast when 2^-100 <= A < Inf and the lane holds no NaN: iscale is then
 // finite and nonzero, p = iscale * x is the reference's product (kg_fmul_rn,
@@ -375,40 +378,40 @@ constexpr int kE = 16;
 // subnormal x gives |p| < 2^107 2^-126 < 2^-19, and a tiny p gives n = 0
 // whether or not the hardware flushes it, as the reference does. Other
 // lanes take qbyte (the thread baseline's exact path).
-template <int XT, int WG>
-KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
-  constexpr int QK = 256, BW = 73, E = kE, L = QK / E, BPW = WG / L;
+template <int XT>
+KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], uint32_t* __restrict__ dst, bool valid, int lane) {
+  constexpr int QK = 256, E = kE, L = QK / E;
   constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
-  static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
-  const int tid = kg_tid(), lane = tid % L, slot = tid / L;
-  const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
-  const unsigned block = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW + (unsigned)slot;
-  const bool valid = block < total;
-  const unsigned bc = valid ? block : total - 1u;
   const unsigned e0 = (unsigned)lane * E;
-  const uint8_t* src = X + ((size_t)(bc / nb) * (unsigned)K + (bc % nb) * QK + e0) * XB;
-  uint32_t* dst = Y + (size_t)bc * BW;
-
   uint32_t xb[E];
-  for (int c = 0; c < NC; ++c) {
-    uint32_t w[4];
-    kg_load<16>(w, src + c * 16);
-    for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w, j);
-  }
-  int kmax = 0;
-  uint32_t umax = 0u;  // NaN in this lane: above 0x7F800000
+#pragma unroll
+  for (int c = 0; c < NC; ++c)
+#pragma unroll
+    for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w[c], j);
+  // This lane's largest |x| (umax, above 0x7F800000 with a NaN) and its
+  // first element of that magnitude (best): a strict maximum keeps the first.
+  uint32_t umax = 0u, best = 0u;
+#pragma unroll
   for (int j = 0; j < E; ++j) {
     const uint32_t a = xb[j] & 0x7FFFFFFFu;
-    kmax = kg_imax(kmax, (int)(a + 0x7FFFFFu));
-    umax = a > umax ? a : umax;
+    if (a > umax) umax = a, best = xb[j];
   }
+  if (umax > 0x7F800000u) {  // a NaN: the first largest non-NaN |x| instead
+    best = 0u;
+#pragma unroll
+    for (int j = 0; j < E; ++j)
+      if (mkey(xb[j]) > mkey(best)) best = xb[j];
+  }
+  // A: the signed maximum over lanes of |best| + 0x7FFFFF (0x7FFFFF: zero).
+  const uint32_t ab = best & 0x7FFFFFFFu;
+  int kmax = (int)(ab + 0x7FFFFFu);
+#pragma unroll
   for (int m = 1; m < L; m <<= 1) kmax = kg_imax(kmax, (int)kg_shfl_xor_u32((uint32_t)kmax, m, kWave));
   const bool zero = kmax <= 0x7FFFFF;
   const uint32_t A = zero ? 0u : (uint32_t)kmax - 0x7FFFFFu;
   // The sign: this lane's first element of magnitude A, then the least lane.
-  uint32_t key = 0xFFFFFFFFu;
-  for (int j = E - 1; j >= 0; --j)
-    if ((xb[j] & 0x7FFFFFFFu) == A) key = ((uint32_t)lane << 1) | (xb[j] >> 31);
+  uint32_t key = ab == A ? ((uint32_t)lane << 1) | (best >> 31) : 0xFFFFFFFFu;
+#pragma unroll
   for (int m = 1; m < L; m <<= 1) key = kg_umin(key, kg_shfl_xor_u32(key, m, kWave));
   const uint32_t pivot = A | (key << 31);
   const uint32_t iscale = zero ? 0u : f32_div(0xC2FE0000u, pivot);  // -127 / max
@@ -419,6 +422,7 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   int gsum = 0;
   if (fast) {
     uint32_t raw = 0u;  // the sum of bits(p + 1.5 2^23) = 16 * 0x4B400000 + the group sum
+#pragma unroll
     for (int j = 0; j < E; ++j) {
       const uint32_t t = kg_f32_bits(kg_fadd_rn(kg_fmul_rn(kg_bits_to_f32(iscale), kg_bits_to_f32(xb[j])), 12582912.0f));
       qb[j] = t & 0xFFu;
@@ -426,19 +430,50 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
     }
     gsum = (int)(raw - 16u * 0x4B400000u);
   } else {
+#pragma unroll
     for (int j = 0; j < E; ++j) {
       qb[j] = zero ? 0u : qbyte(kg_bits_to_f32(iscale), xb[j]);
       gsum += (int)(qb[j] << 24) >> 24;
     }
   }
-  for (int w = 0; w < E / 4; ++w) {
-    const uint32_t word = qb[4 * w] | (qb[4 * w + 1] << 8) | (qb[4 * w + 2] << 16) | (qb[4 * w + 3] << 24);
-    if (valid) dst[1 + e0 / 4 + w] = word;
+#pragma unroll
+  for (int k = 0; k < E / 4; ++k) {
+    const uint32_t word = qb[4 * k] | (qb[4 * k + 1] << 8) | (qb[4 * k + 2] << 16) | (qb[4 * k + 3] << 24);
+    if (valid) dst[1 + e0 / 4 + k] = word;
   }
   // bsums: this lane's group is number lane; word lane / 2 pairs two lanes.
   const uint32_t hi = kg_shfl_xor_u32((uint32_t)gsum, 1, kWave);
   if (valid && (lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
   if (valid && lane == 0) dst[0] = d;
+}
+
+template <int XT, int WG>
+KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+  constexpr int QK = 256, BW = 73, E = kE, L = QK / E, BPW = WG / L;
+  constexpr int XB = kg_type<XT>::bytes, NC = E * XB / 16, R = 4 / XB;
+  static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
+  static_assert(R * XB == 4, "passes: 64 bytes of X a lane");
+  const int tid = kg_tid(), lane = tid % L, slot = tid / L;
+  const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
+  const unsigned first = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * (BPW * R) + (unsigned)slot;
+  const unsigned e0 = (unsigned)lane * E;
+  // Every pass's loads first (superblock first + r * BPW in pass r).
+  uint32_t w[R][NC][4];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const unsigned block = first + (unsigned)r * BPW;
+    const unsigned bc = block < total ? block : total - 1u;
+    const uint8_t* src = X + ((size_t)(bc / nb) * (unsigned)K + (bc % nb) * QK + e0) * XB;
+#pragma unroll
+    for (int c = 0; c < NC; ++c) kg_load<16>(w[r][c], src + c * 16);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const unsigned block = first + (unsigned)r * BPW;
+    const bool valid = block < total;
+    const unsigned bc = valid ? block : total - 1u;
+    q8kv_block<XT>(w[r], Y + (size_t)bc * BW, valid, lane);
+  }
 }
 
 // The body of every kernel: the thread tile (the baseline) runs q8kt,
