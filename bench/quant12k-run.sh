@@ -17,6 +17,8 @@ left() { echo $((DEADLINE - SECONDS)); }
 # run a phase only when at least $1 seconds are left, for at most min($2, left - 2)
 phase() { local need=$1 cap=$2; shift 2; local l=$(( $(left) - 2 )); if [ "$l" -lt "$need" ]; then log "skip (${l}s left): $*"; return 0; fi; [ "$l" -lt "$cap" ] && cap=$l; t "$cap" "$@"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$out/log.txt"
+# The Vulkan loader from .gl/ (as bench/h200-run.sh; run 2026-12-02k lacked this line, so its Vulkan phases failed).
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 ( t 70 bin/gen verify --backend vulkan --family quant_q8k > "$r/verify-vulkan-q8k.txt" 2>&1; echo "exit $?" >> "$r/verify-vulkan-q8k.txt"
   t 70 bin/gen verify --backend vulkan --family quant_q8_1 > "$r/verify-vulkan-q81.txt" 2>&1; echo "exit $?" >> "$r/verify-vulkan-q81.txt" ) &
 vk=$!

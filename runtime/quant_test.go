@@ -56,11 +56,11 @@ func TestPlanPadsQ8_1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 blocks per row (32 + 8 padded), 256 blocks per 256-lane workgroup
-	// (2 lanes a block, two passes for a 16-bit input).
+	// 2 blocks per row (32 + 8 padded), 128 blocks per 256-lane workgroup
+	// (2 lanes a block).
 	nb, _ := l.Let("blocks")
 	bpw, _ := l.Let("per_group")
-	if nb != 2 || bpw != 256 || l.Workgroups != 1 || l.Buffer("Y").Size != 3*2*36 || l.Buffer("X").Size != 3*40*2 || l.Workgroup != 256 {
+	if nb != 2 || bpw != 128 || l.Workgroups != 1 || l.Buffer("Y").Size != 3*2*36 || l.Buffer("X").Size != 3*40*2 || l.Workgroup != 256 {
 		t.Fatalf("plan %+v", l)
 	}
 	// HIP: rows, K, grid_x after the pointers.
@@ -74,7 +74,7 @@ func TestPlanPadsQ8_1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(vl.Args) != "[3 40 2 256]" || len(vl.Push()) != 16 {
+	if fmt.Sprint(vl.Args) != "[3 40 2 128]" || len(vl.Push()) != 16 {
 		t.Fatalf("vulkan args %v %v", vl.ArgNames, vl.Args)
 	}
 }
@@ -89,7 +89,8 @@ func TestQuantGeometry(t *testing.T) {
 	}{
 		// thread: a lane per block; the other tiles 16 elements a lane:
 		// Q8_K min(wave, 16) lanes a superblock, Q8_1 2 lanes a block;
-		// f16 and bf16 lanes take two blocks (4 / act_bytes passes).
+		// Q8_K's f16 and bf16 lanes take two superblocks (4 / act_bytes
+		// passes).
 		{"hip", "gfx90a", "quant_q8k_f32_thread", 64, 64},
 		{"hip", "gfx90a", "quant_q8k_f32_sg", 64, 4},
 		{"hip", "gfx90a", "quant_q8k_f32_multi", 256, 16},
@@ -98,9 +99,9 @@ func TestQuantGeometry(t *testing.T) {
 		{"hip", "gfx90a", "quant_q8_1_f32_multi", 256, 128},
 		{"hip", "gfx90a", "quant_q8_1_f32_wg", 256, 128},
 		{"hip", "gfx1100", "quant_q8k_f16_sg", 32, 4},
-		{"hip", "gfx1100", "quant_q8_1_f16_sg", 32, 32},
-		{"hip", "gfx1100", "quant_q8_1_f16_multi", 128, 128},
-		{"vulkan", "llvmpipe", "quant_q8_1_bf16_multi", 32, 32},
+		{"hip", "gfx1100", "quant_q8_1_f16_sg", 32, 16},
+		{"hip", "gfx1100", "quant_q8_1_f16_multi", 128, 64},
+		{"vulkan", "llvmpipe", "quant_q8_1_bf16_multi", 32, 16},
 		{"vulkan", "llvmpipe", "quant_q8k_bf16_sg", 8, 2},
 	} {
 		dev, err := ArchDevice(c.arch)
