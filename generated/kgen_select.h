@@ -158,23 +158,23 @@ enum {
 KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"hip/gemv_gfx1100.hip", "5b0f7d8459bac5c91b4107bba575ad18b1de9fbe566137e6123e384db0659607"},
   {"hip/mmvq_gfx1100.hip", "62eb80e5fb627164d699b582f9b17102393ff11ad426f78ed9efc3996c1d8350"},
-  {"hip/quant_q8_1_gfx1100.hip", "66e9bfa8b9d59d3cce7e4f71f5414a9c4428d867bb9ea733998c0ea4192bd428"},
+  {"hip/quant_q8_1_gfx1100.hip", "41e86abda77ee3f63257e3a64003b5ea45fce7e6e671901f1c3feb3a9571c9d2"},
   {"hip/quant_q8k_gfx1100.hip", "1c271fcb871cf831c2d93a3de12db585a4b8180da0d492d47e43fcd8c8f86e80"},
   {"hip/gemv_gfx1200.hip", "45d75eef856f8e8277662b3ea6af50d882996a0a2afcae7cd80fec49331ffe83"},
   {"hip/mmvq_gfx1200.hip", "1202547a41e799b17d0d47ac5218406a8e38c7630eb2cd33f8fb12247233675b"},
-  {"hip/quant_q8_1_gfx1200.hip", "a9310b2ca26a7bfd5f46974f4573d834a000f449fa086b8c5afeb184fb140b47"},
+  {"hip/quant_q8_1_gfx1200.hip", "3f52c61ac175d040a5d311d1c42164da514f84a0a9d690bce11e57a97d158304"},
   {"hip/quant_q8k_gfx1200.hip", "afbff071d1f3a9fa9f4c85a070c89b61e3a4bd89bbac8d0a6cb993694323566f"},
   {"hip/gemv_gfx90a.hip", "69d0bf872e4983ea4921fbd747d5c6543478c0fc20cb8943140b93676be7397d"},
   {"hip/mmvq_gfx90a.hip", "091a58aae573a41d6e14898e41df81488cee0ca527e7aec6f40ea2b02483685d"},
-  {"hip/quant_q8_1_gfx90a.hip", "526aea0f78c3182ef80843cdd1f06327fa9baf1a42ac7cbe540a911288d34c47"},
+  {"hip/quant_q8_1_gfx90a.hip", "bf8f9b6e118c93488fa32a282184a074e1f0b2185af3573520255ce8f17a55f9"},
   {"hip/quant_q8k_gfx90a.hip", "f0f414010a23adf3119f4194072104fea5541ae311785022bcc371ad589dbd65"},
   {"hip/gemv_gfx942.hip", "87a38abebe6aa4fe60077c631793c872ea1d5a074d6f8a37f375674f91bad26f"},
   {"hip/mmvq_gfx942.hip", "58167c9ab1edb74ccb0f4ac78f7dae460b2a047e4ec87ae255136cae4a5b8d3f"},
-  {"hip/quant_q8_1_gfx942.hip", "91f857876fd0e0d12911dc67f315705a9c4e9f6118796673d267b154dedcea44"},
+  {"hip/quant_q8_1_gfx942.hip", "4b2c30d6490897f77dd02681cba97f432807318695a75e514eda192881ea3bf2"},
   {"hip/quant_q8k_gfx942.hip", "c2e9a4b6cbea89db975ebb4155adf391cd776913fc048546bb8b4857e41d05a3"},
   {"hip/gemv_sm90.hip", "e2d2cce8ed0faea192302a62dd4905a695a7252cfd3dcab26ba4a949e49d6c80"},
   {"hip/mmvq_sm90.hip", "2cc8275a74ada6dfaf623f3744507b81a76f230f085768ad38ae5c68556e7503"},
-  {"hip/quant_q8_1_sm90.hip", "ccde37cd61e5a1e047e0f2311ecb7cb900989a3a13193ff96398d28d3a60e075"},
+  {"hip/quant_q8_1_sm90.hip", "09ffcf24cacc2441e00e249811768919b37f596c5001ded300fbbdfb80dbd8b9"},
   {"hip/quant_q8k_sm90.hip", "e5a31f0cedacb3e6b1f120cea32b7a5a416ce22dad6aa84394c59fa35b054b3b"},
   {"spirv/gemv_bf16_p1_subgroup.spv", "5be86ef10a3e0fd1c4c42314382ddcafce8298ad154bc7c78e7ff6108e39032e"},
   {"spirv/gemv_bf16_p1_splitk.spv", "c4127994e27011ff8e5da79fdaa2cacb19de7249934bacad994a5c8c9ca44c6c"},
@@ -242,15 +242,15 @@ KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"spirv/mmvq_q8_0_subgroup_int.spv", "26c124367d4bd0d79faf6948d37bff683a715c2f74427258d038770a4891f318"},
   {"spirv/mmvq_q8_0_splitk_int.spv", "197368078169047a3b6a19ce5cc2e73a35422747f152201e84d3396a9468b31b"},
   {"spirv/mmvq_q8_0_workgroup_int.spv", "5c181e7fc1e6dc24e3fdaf6deb8dfd50288ca445167894040dd83a29c4e1eda2"},
-  {"spirv/quant_q8_1_bf16_subgroup.spv", "780887d5d9842990c942520c0b3dc2c1d17e5bc358a1120cf16c964f61a05a70"},
-  {"spirv/quant_q8_1_bf16_thread.spv", "25ff6dabc787d231097a49348fbcc4b483d26d30ddb2fca195f5c215d4ac9c6c"},
-  {"spirv/quant_q8_1_bf16_workgroup.spv", "780887d5d9842990c942520c0b3dc2c1d17e5bc358a1120cf16c964f61a05a70"},
-  {"spirv/quant_q8_1_f16_subgroup.spv", "61482b3ee9318865e9a6486456e3832e5ca985d88951ea7f475cd0a2d4f5afd8"},
-  {"spirv/quant_q8_1_f16_thread.spv", "276827586bdb10df5799129500ff1b4081e703f8245532212e409ec44a5e60cc"},
-  {"spirv/quant_q8_1_f16_workgroup.spv", "61482b3ee9318865e9a6486456e3832e5ca985d88951ea7f475cd0a2d4f5afd8"},
-  {"spirv/quant_q8_1_f32_subgroup.spv", "7aa4e06e83942282f5afb731f8c656a3925a3fc5765746070d13f2f554997f4a"},
-  {"spirv/quant_q8_1_f32_thread.spv", "58a0a737a8b56d7e270bd86cd6cd2111ca5b6e914dbb36df3c0c9e6c77444c20"},
-  {"spirv/quant_q8_1_f32_workgroup.spv", "7aa4e06e83942282f5afb731f8c656a3925a3fc5765746070d13f2f554997f4a"},
+  {"spirv/quant_q8_1_bf16_subgroup.spv", "a23ce944db46ea34bead45bb91a2ee1d72bcc31b3723f940d823ba5a3615b10f"},
+  {"spirv/quant_q8_1_bf16_thread.spv", "6fbc11e38f4243e15940964e250575033f3490efcbdaaea539df1ee5b06f7dd6"},
+  {"spirv/quant_q8_1_bf16_workgroup.spv", "a23ce944db46ea34bead45bb91a2ee1d72bcc31b3723f940d823ba5a3615b10f"},
+  {"spirv/quant_q8_1_f16_subgroup.spv", "aaddeea59d73c08a4d94aaa5106b1ccc79f05bb45ce0789c9dacf20bde6d1f89"},
+  {"spirv/quant_q8_1_f16_thread.spv", "a204cb7959b1e0a6e7ad5c38054c0b7ec98c01ba80626be2cdb54dee1f75f335"},
+  {"spirv/quant_q8_1_f16_workgroup.spv", "aaddeea59d73c08a4d94aaa5106b1ccc79f05bb45ce0789c9dacf20bde6d1f89"},
+  {"spirv/quant_q8_1_f32_subgroup.spv", "5bd7ba5b55c1ab3e5a092ad2148a74c6818b2a1fd09f502b655f9fa5bc63a165"},
+  {"spirv/quant_q8_1_f32_thread.spv", "ccdb3092756386f27a7194d7c0f92da7045c9b1d3cbfb07825ae70fb57fe8e80"},
+  {"spirv/quant_q8_1_f32_workgroup.spv", "5bd7ba5b55c1ab3e5a092ad2148a74c6818b2a1fd09f502b655f9fa5bc63a165"},
   {"spirv/quant_q8k_bf16_subgroup.spv", "4a80f038377a1fb5fcc3ff235025a5901bf7af5bc44e7255f115642f891acd33"},
   {"spirv/quant_q8k_bf16_thread.spv", "1e6634693c01fba9b0efab1db5ff0e7504a34abf76d9377bf5430dd8c4a7f136"},
   {"spirv/quant_q8k_bf16_workgroup.spv", "4a80f038377a1fb5fcc3ff235025a5901bf7af5bc44e7255f115642f891acd33"},
@@ -13781,7 +13781,7 @@ static inline int kg_quant_q8_1_launch(const kg_variant* v, const kg_device* d, 
   (void)v; (void)d; (void)op;
   long long L_lanes = kg_add(v->p[KG_P_wg], kg_mul(kg_mul((v->p[KG_P_wg] == 0LL), v->p[KG_P_waves]), d->wave));
   long long L_blocks = kg_cdiv(op->k, 32LL);
-  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul(kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, 2LL)), kg_div(4LL, kg_dtype_fn(1, v->p[KG_P_dtype]))));
+  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, 2LL)));
   l->workgroup = L_lanes;
   if (l->workgroup < 1 || l->workgroup > 1048576LL) return KG_OUT_OF_RANGE;
   long long n = kg_cdiv(kg_mul(op->m, L_blocks), L_per_group);
@@ -13887,7 +13887,7 @@ static inline long long kg_quant_q8_1_workgroup(const kg_variant* v, const kg_de
   (void)v; (void)d; (void)op;
   long long L_lanes = kg_add(v->p[KG_P_wg], kg_mul(kg_mul((v->p[KG_P_wg] == 0LL), v->p[KG_P_waves]), d->wave)); (void)L_lanes;
   long long L_blocks = kg_cdiv(op->k, 32LL); (void)L_blocks;
-  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul(kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, 2LL)), kg_div(4LL, kg_dtype_fn(1, v->p[KG_P_dtype])))); (void)L_per_group;
+  long long L_per_group = kg_add(kg_mul((v->p[KG_P_layout] == KG_S_thread), L_lanes), kg_mul((v->p[KG_P_layout] != KG_S_thread), kg_div(L_lanes, 2LL))); (void)L_per_group;
   return L_lanes;
 }
 

@@ -14,7 +14,6 @@
 // to half, nearest even.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 1) const uint WAVES = 1;
 layout(constant_id = 0) const uint WG = 64;
@@ -30,9 +29,6 @@ const uint BLOCK_WORDS = 9u;  // 36 bytes
 // of 8 or more lanes).
 const uint LMAX = 2u;
 const uint MAXE = QK / LMAX;
-const uint PER16 = 4u;  // elements per 16-byte word
-const uint R = 1u;      // blocks a lane takes per loop step
-const uint NC = MAXE / PER16;  // 16-byte words a block's lane holds
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
 // Byte-identical output needs the reference's float results bit for bit.
@@ -257,11 +253,6 @@ uint xdec(uvec4 w, uint j) {
 }
 
 
-// Element e of X as stored (f32 bits, or the 16-bit code).
-uint xraw(uint e) {
-  return x[e];
-}
-
 // |x| + 1 as an unsigned key, NaN 0: the largest key gives the largest
 // non-NaN |x| (fmaxf drops NaN), and 0 means every element is NaN.
 uint akey(uint b) { uint a = b & 0x7FFFFFFFu; return a > 0x7F800000u ? 0u : a + 1u; }
@@ -339,150 +330,124 @@ uint q81_exact(uint xb, uint d, float inv, bool fast) {
 }
 
 void main() {
-  // Two lanes a block, 16 elements each (L and E constant, so every array
-  // index below is a constant once the [[unroll]] loops unroll), PER
-  // blocks side by side in a (possibly partial) subgroup; each lane takes R
-  // blocks a loop step (f16 and bf16: two, so that it loads 64 bytes before
-  // computing, as f32), all loads first.
-  const uint L = 2u, E = 16u;
+  // Lanes per block L (a power of two), elements per lane E = QK / L (each
+  // lane holds E consecutive elements), blocks side by side per pass PER.
+  // A partial subgroup (workgroup smaller than the subgroup) has WG lanes.
   const uint S = min(gl_SubgroupSize, WG);
-  const uint PER = S / L;
+  const uint L = min(S, LMAX), PER = S / L;
   const uint lane = gl_SubgroupInvocationID % L;
   const uint slot = gl_SubgroupInvocationID / L;
-  const uint STEP = gl_NumSubgroups * PER;  // blocks of one pass of the workgroup
-  const uint e0 = lane * E;
-  const uint total = pc.rows * pc.nb;
-  const uint wbase = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * pc.bpw;
-  const bool wide = pc.K % PER16 == 0u;
-  for (uint base = gl_SubgroupID * PER; base < pc.bpw; base += STEP * R) {
-    uvec4 w[R * NC];
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-      const uint wblock = base + r * STEP + slot;
-      const uint bc = min(wbase + wblock, total - 1u);
-      const uint k0 = (bc % pc.nb) * QK + e0, off = (bc / pc.nb) * pc.K + k0;
-      // 16-byte words when every row starts on one (K a multiple of 16
-      // bytes; a word is then wholly inside the row or wholly past K), else
-      // element by element into the same words; zeros past K.
-      if (wide) {
-        [[unroll]] for (uint c = 0u; c < NC; ++c) w[r * NC + c] = k0 + c * PER16 < pc.K ? x4[(off + c * PER16) / PER16] : uvec4(0u);
-      } else {
-        [[unroll]] for (uint c = 0u; c < NC; ++c) {
-          uvec4 v = uvec4(0u);
-          [[unroll]] for (uint j = 0u; j < PER16; ++j) {
-            const uint e = c * PER16 + j;
-            const uint b = k0 + e < pc.K ? xraw(off + e) : 0u;
-            v[j] = b;
-          }
-          w[r * NC + c] = v;
+  for (uint base = gl_SubgroupID * PER; base < pc.bpw; base += gl_NumSubgroups * PER) {
+    const uint E = QK / L;
+    // Block of this workgroup, and of the whole launch (rows x blocks).
+    const uint wblock = base + slot;
+    const uint block = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * pc.bpw + wblock;
+    const bool valid = wblock < pc.bpw && block < pc.rows * pc.nb;
+    const uint bc = min(block, pc.rows * pc.nb - 1u);
+    const uint row = bc / pc.nb, inrow = (bc % pc.nb) * QK + lane * E;
+    const uint e0 = lane * E;  // first element of this lane in the block
+    const uint ybase = bc * BLOCK_WORDS;
+
+    const uint k0 = inrow, off = row * pc.K + inrow;  // this lane's first element
+    // Load once: 16-byte words when every row starts on one (K a multiple
+    // of 16 bytes; a word is then wholly inside the row or wholly past K),
+    // else element by element; zeros past K.
+    uint xb[MAXE];
+    const uint PER = 4u;
+    if (pc.K % PER == 0u) {
+      for (uint c = 0u; c < MAXE / PER; ++c) {
+        if (c < E / PER) {
+          const uvec4 w = k0 + c * PER < pc.K ? x4[(off + c * PER) / PER] : uvec4(0u);
+          for (uint j = 0u; j < PER; ++j) xb[c * PER + j] = xdec(w, j);
         }
       }
-    }
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-      const uint wblock = base + r * STEP + slot;
-      const bool valid = wblock < pc.bpw && wbase + wblock < total;
-      const uint bc = min(wbase + wblock, total - 1u);
-      const uint k0 = (bc % pc.nb) * QK + e0, off = (bc / pc.nb) * pc.K + k0;
-      const uint ybase = bc * BLOCK_WORDS;
-      uint xb[E];
-      [[unroll]] for (uint c = 0u; c < NC; ++c) {
-        [[unroll]] for (uint j = 0u; j < PER16; ++j) xb[c * PER16 + j] = xdec(w[r * NC + c], j);
+    } else {
+      for (uint j = 0u; j < MAXE; ++j) {
+        if (j < E) xb[j] = k0 + j < pc.K ? xbits(off + j) : 0u;
       }
-      // amax: the largest non-NaN |x| (umax, the largest |x|, is above
-      // 0x7F800000 with a NaN: then the signed maximum of |x| + 0x7FFFFF,
-      // NaN keys negative; 0: every element NaN); small: the least |x| - 1
-      // (0 wraps to the top; never below 0x0D7FFFFF for f16).
-      uint umax = 0u, small = 0xFFFFFFFFu;
-      [[unroll]] for (uint j = 0u; j < E; ++j) {
+    }
+    // amax: the signed maximum of |x| + 0x7FFFFF (NaN keys are negative; 0:
+    // every element NaN); small: the least |x| - 1 (0 wraps to the top).
+    int kmax = 0;
+    uint small = 0xFFFFFFFFu;
+    for (uint j = 0u; j < MAXE; ++j) {
+      if (j < E) {
         const uint a = xb[j] & 0x7FFFFFFFu;
-        umax = max(umax, a);
+        kmax = max(kmax, int(a + 0x7FFFFFu));
         small = min(small, a - 1u);
       }
-      int kmax = int(umax + 0x7FFFFFu);
-      if (umax > 0x7F800000u) {
-        kmax = 0;
-        [[unroll]] for (uint j = 0u; j < E; ++j) kmax = max(kmax, int((xb[j] & 0x7FFFFFFFu) + 0x7FFFFFu));
-      }
-      kmax = max(kmax, int(xchg(uint(kmax), 1u)));
-      small = min(small, xchg(small, 1u));
-      const bool sfast = small >= 0x0D7FFFFFu;
-      const uint amaxb = kmax == 0 ? 0x7FC00000u : uint(kmax) - 0x7FFFFFu;
-      const bool zero = amaxb == 0u;
-      const uint d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
-      const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;
-      const float inv = uintBitsToFloat(fast ? f32_div(0x3F800000u, d) : 0x3F800000u);
-
-      // s: v_i += v_(i ^ m), m = 16 .. 1 (see q8_1v_block in q8_1.hip.tmpl):
-      // lane 0 computes the even half of the tree, lane 1 the odd; q_i =
-      // p_(2i + lane), p_j = x_j + x_(j+16), 8 exchanges a lane.
-      uint q[E / 2u], o[E / 2u];
-      [[unroll]] for (uint i = 0u; i < E / 2u; ++i) {
-        o[i] = xchg(lane == 0u ? xb[2u * i + 1u] : xb[2u * i], 1u);
-        q[i] = lane == 0u ? xb[2u * i] : xb[2u * i + 1u];
-      }
-      if (sfast) {
-        [[unroll]] for (uint i = 0u; i < E / 2u; ++i) { precise float f = uintBitsToFloat(q[i]) + uintBitsToFloat(o[i]); q[i] = floatBitsToUint(f); }
-        [[unroll]] for (uint i = 0u; i < 4u; ++i) { precise float f = uintBitsToFloat(q[i]) + uintBitsToFloat(q[i + 4u]); q[i] = floatBitsToUint(f); }
-        [[unroll]] for (uint i = 0u; i < 2u; ++i) { precise float f = uintBitsToFloat(q[i]) + uintBitsToFloat(q[i + 2u]); q[i] = floatBitsToUint(f); }
-        precise float f = uintBitsToFloat(q[0]) + uintBitsToFloat(q[1]);
-        q[0] = floatBitsToUint(f);
-      } else {
-        [[unroll]] for (uint i = 0u; i < E / 2u; ++i) q[i] = f32_add(q[i], o[i]);
-        [[unroll]] for (uint i = 0u; i < 4u; ++i) q[i] = f32_add(q[i], q[i + 4u]);
-        [[unroll]] for (uint i = 0u; i < 2u; ++i) q[i] = f32_add(q[i], q[i + 2u]);
-        q[0] = f32_add(q[0], q[1]);
-      }
-      const uint so = xchg(q[0], 1u);
-      precise float sf = uintBitsToFloat(q[0]) + uintBitsToFloat(so);
-      const uint s = sfast ? floatBitsToUint(sf) : f32_add(q[0], so);
-
-      // qs: certified bytes; in a fast block an element not certified is
-      // recomputed (q81_tie, X read again: no array indexed by a variable)
-      // and patched into its word; outside the fast range every word is
-      // recomputed from X (q81_exact).
-      uint wd[E / 4u];
-      uint bad = 0u;
-      [[unroll]] for (uint k = 0u; k < E / 4u; ++k) {
-        uint word = 0u;
-        [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-          const uint j = 4u * k + i;
-          precise float c = uintBitsToFloat(xb[j]) * inv;
-          precise float t = c + 12582912.0;
-          precise float n = t - 12582912.0;
-          precise float rr = c - n;
-          if (!(abs(rr) < 0.499969482421875)) bad |= 1u << j;  // 0.5 - 2^-15
-          word |= (floatBitsToUint(t) & 0xFFu) << (8u * i);
-        }
-        wd[k] = word;
-      }
-      if (fast) {
-        while (bad != 0u) {
-          const uint j = uint(findLSB(bad));
-          bad &= bad - 1u;
-          const uint b = qbyte(f32_div(xbits(off + j), d)) << (8u * (j & 3u));  // see q81_tie in q8_1.hip.tmpl
-          const uint keep = ~(0xFFu << (8u * (j & 3u)));
-          const uint k = j >> 2;
-          wd[0] = k == 0u ? (wd[0] & keep) | b : wd[0];
-          wd[1] = k == 1u ? (wd[1] & keep) | b : wd[1];
-          wd[2] = k == 2u ? (wd[2] & keep) | b : wd[2];
-          wd[3] = k == 3u ? (wd[3] & keep) | b : wd[3];
-        }
-      } else {
-        [[unroll]] for (uint k = 0u; k < E / 4u; ++k) {
-          uint word = 0u;
-          for (uint i = 0u; i < 4u; ++i) {
-            const uint j = 4u * k + i;
-            if (!zero) word |= q81_exact(k0 + j < pc.K ? xbits(off + j) : 0u, d, inv, fast) << (8u * i);
-          }
-          wd[k] = word;
-        }
-      }
-      [[unroll]] for (uint k = 0u; k < E / 4u; ++k) {
-        if (valid) y[ybase + 1u + e0 / 4u + k] = wd[k];
-      }
-      // d and s to half: lane 0 converts d, lane 1 s.
-      const uint h = f32_to_f16(lane == 0u ? d : s);
-      const uint hs = xchg(h, 1u);
-      if (valid && lane == 0u) y[ybase] = h | (hs << 16);
     }
+    for (uint m = 1u; m < L; m <<= 1) {
+      kmax = max(kmax, int(xchg(uint(kmax), m)));
+      small = min(small, xchg(small, m));
+    }
+    const uint amaxb = kmax == 0 ? 0x7FC00000u : uint(kmax) - 0x7FFFFFu;
+    const bool zero = amaxb == 0u;
+    const uint d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
+    const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;
+    const float inv = uintBitsToFloat(fast ? f32_div(0x3F800000u, d) : 0x3F800000u);
+    const bool sfast = small >= 0x0D7FFFFFu;
+
+    // s: element i adds element i ^ m for m = 16 .. 1: m = 16 pairs the two
+    // lanes of the block (E = 16; both compute the same sums), m < 16 slots
+    // of this lane (only v[0 .. m-1] are read again). The exchange comes
+    // first, so the choice of adds is a branch with no shuffle in it.
+    uint v[MAXE];
+    for (uint j = 0u; j < MAXE; ++j) v[j] = xchg(xb[j], 1u);
+    if (sfast) {
+      for (uint j = 0u; j < MAXE; ++j) {
+        precise float f = uintBitsToFloat(xb[j]) + uintBitsToFloat(v[j]);
+        v[j] = floatBitsToUint(f);
+      }
+      for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
+        for (uint j = 0u; j < MAXE / 2u; ++j) {
+          if (j < m) {
+            precise float f = uintBitsToFloat(v[j]) + uintBitsToFloat(v[j + m]);
+            v[j] = floatBitsToUint(f);
+          }
+        }
+      }
+    } else {
+      for (uint j = 0u; j < MAXE; ++j) v[j] = f32_add(xb[j], v[j]);
+      for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
+        for (uint j = 0u; j < MAXE / 2u; ++j) {
+          if (j < m) v[j] = f32_add(v[j], v[j + m]);
+        }
+      }
+    }
+
+    // qs: certified bytes, stored; then each word holding one that is not
+    // certified is recomputed from X (q81_exact) and stored again, reading
+    // X rather than xb[] so that no array is indexed by a loop variable.
+    uint qb[MAXE];
+    uint bad = fast ? 0u : 0xFFFFFFFFu;
+    for (uint j = 0u; j < MAXE; ++j) {
+      if (j < E) {
+        precise float c = uintBitsToFloat(xb[j]) * inv;
+        precise float t = c + 12582912.0;
+        precise float n = t - 12582912.0;
+        precise float r = c - n;
+        if (!(abs(r) < 0.499969482421875)) bad |= 1u << j;  // 0.5 - 2^-15
+        qb[j] = floatBitsToUint(t) & 0xFFu;
+      }
+    }
+    for (uint w = 0u; w < MAXE / 4u; ++w) {
+      if (w < E / 4u && valid) y[ybase + 1u + e0 / 4u + w] = qb[4u * w] | (qb[4u * w + 1u] << 8) | (qb[4u * w + 2u] << 16) | (qb[4u * w + 3u] << 24);
+    }
+    if (bad != 0u) {
+      for (uint w = 0u; w < E / 4u; ++w) {
+        if (((bad >> (4u * w)) & 0xFu) == 0u) continue;
+        uint word = 0u;
+        for (uint i = 0u; i < 4u; ++i) {
+          const uint j = 4u * w + i;
+          if (!zero) word |= q81_exact(k0 + j < pc.K ? xbits(off + j) : 0u, d, inv, fast) << (8u * i);
+        }
+        if (valid) y[ybase + 1u + e0 / 4u + w] = word;
+      }
+    }
+    // d and s to half: lane 0 converts d, lane 1 s.
+    const uint h = f32_to_f16(lane == 0u ? d : v[0]);
+    const uint hs = xchg(h, 1u);
+    if (valid && lane == 0u) y[ybase] = h | (hs << 16);
   }
 }

@@ -383,8 +383,7 @@ KG_DEVICE void q8_1t(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
 
 // ---- Every tile but thread: kE consecutive elements per lane -------------
 // L = 32 / kE lanes per block, side by side in a wave; WG / L blocks per
-// workgroup pass and R = 4 / (bytes per element) passes, whatever the tile
-// (sg, multi and wg differ in WG only).
+// workgroup, whatever the tile (sg, multi and wg differ in WG only).
 constexpr int kE = 16;
 
 // Exactness of the fast path (per element: a multiply, three adds, a
@@ -411,12 +410,10 @@ constexpr int kE = 16;
 // the operands are then multiples of 2^-123, so is every partial sum (a
 // rounded multiple of 2^-123 is one), and a nonzero one is normal, so every
 // add has normal (or zero, or infinite) operands and results and is
-// correctly rounded in any denormal mode (always for f16: its least
-// nonzero |x| is 2^-24). Otherwise f32_add (exact on bits).
-//
+// correctly rounded in any denormal mode. Otherwise f32_add (exact on bits).
 // The byte of the element at X[off] (0 when past K): the certified
 // product as in q8_1v, else qbyte of the correctly rounded quotient. The
-// exact fallback of a block outside the fast range, reading X again.
+// exact fallback of q8_1v, reading X again.
 template <int XT>
 KG_DEVICE uint32_t q81_exact(const uint8_t* __restrict__ X, size_t off, bool in, uint32_t d, float inv, bool fast) {
   constexpr int XB = kg_type<XT>::bytes;
@@ -432,103 +429,83 @@ KG_DEVICE uint32_t q81_exact(const uint8_t* __restrict__ X, size_t off, bool in,
   return qbyte(f32_div(xb, d));
 }
 
-// The byte of an element the fast path did not certify in a fast block
-// (2^-100 <= amax <= FLT_MAX): qbyte of the correctly rounded quotient. Not
-// certified means |r| >= 0.5 - 2^-15 (so |c| >= 0.49997 and |x / d| >
-// 0.49: the quotient is normal, and so is x, since a subnormal x gives |c|
-// < 2^-19) or r is NaN (x is NaN; amax <= FLT_MAX rules out Inf). d is
-// normal, so where KG_FDIV_RN the platform's division of x by d is the
-// correctly rounded quotient (f32_div's first branch), with no long
-// division to inline; elsewhere f32_div certifies it.
-KG_DEVICE uint32_t q81_tie(uint32_t xb, uint32_t d) {
-#if KG_FDIV_RN
-  if (f32_isnan(xb)) return 0u;
-  return qbyte(kg_f32_bits(kg_fdiv(kg_bits_to_f32(xb), kg_bits_to_f32(d))));
-#else
-  return qbyte(f32_div(xb, d));
-#endif
-}
-
-// One block of the lane-vector tiles from this lane's 16 loaded elements
-// (w: the words as loaded, zeros past K). The exact fallback of a block out
-// of the fast range reads X again (q81_exact) rather than indexing xb[] in
-// a loop, which nvcc put in local memory; an element not certified in a
-// fast block is fixed in registers (q81_tie, an unrolled branch each).
-template <int XT>
-KG_DEVICE void q8_1v_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], const uint8_t* __restrict__ X, size_t off,
-                           unsigned k0, int K, uint32_t* __restrict__ dst, bool valid, int lane) {
-  constexpr int E = kE, XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
+template <int XT, int WG>
+KG_DEVICE void q8_1v(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
+  constexpr int QK = 32, BW = 9, E = kE, L = QK / E, BPW = WG / L;
+  constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
+  static_assert(kWave % L == 0 && WG % kWave == 0 && E % PER == 0, "lanes of a block in one wave");
+  const int tid = kg_tid(), lane = tid % L, slot = tid / L;
+  const unsigned nb = ((unsigned)K + QK - 1) / QK, total = (unsigned)rows * nb;
+  const unsigned block = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW + (unsigned)slot;
+  const bool valid = block < total;
+  const unsigned bc = valid ? block : total - 1u;
   const unsigned e0 = (unsigned)lane * E;
+  const unsigned k0 = (bc % nb) * QK + e0;
+  const size_t off = (size_t)(bc / nb) * (unsigned)K + k0;  // element index of this lane's first
+  uint32_t* dst = Y + (size_t)bc * BW;
+
+  // Load once: 16-byte loads when every row starts 16-byte aligned (X
+  // aligned, K a multiple of 16 / XB; a 16-byte chunk is then wholly inside
+  // the row or wholly past K), else element by element; zeros past K.
   uint32_t xb[E];
-#pragma unroll
-  for (int c = 0; c < NC; ++c)
-#pragma unroll
-    for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w[c], j);
-  // amax: the largest non-NaN |x| (umax, the largest |x|, is above
-  // 0x7F800000 with a NaN: then the signed maximum of |x| + 0x7FFFFF, NaN
-  // keys negative, as fmaxf drops NaN; 0 means every element is NaN).
-  // small: the least |x| - 1 (0 wraps to the top), below 0x0D7FFFFF when
-  // some nonzero |x| < 2^-100; never for f16 (its least is 2^-24).
-  uint32_t umax = 0u, small = 0xFFFFFFFFu;
-#pragma unroll
+  if ((unsigned)K % PER == 0u && ((size_t)X & 15u) == 0u) {
+    for (int c = 0; c < NC; ++c) {
+      uint32_t w[4] = {0u, 0u, 0u, 0u};
+      if (k0 + c * PER < (unsigned)K) kg_load<16>(w, X + (off + c * PER) * XB);
+      for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w, j);
+    }
+  } else {
+    for (int j = 0; j < E; ++j) {
+      uint32_t w[4] = {0u, 0u, 0u, 0u};
+      if (k0 + j < (unsigned)K) kg_load<XB>(w, X + (off + j) * XB);
+      xb[j] = xdec<XT>(w, 0);
+    }
+  }
+  // amax: the signed maximum of |x| + 0x7FFFFF (NaN keys are negative: fmaxf
+  // drops NaN; 0 means every element is NaN); small: the least |x| - 1
+  // (0 wraps to the top), below 0x0D7FFFFF when some nonzero |x| < 2^-100.
+  int kmax = 0;
+  uint32_t small = 0xFFFFFFFFu;
   for (int j = 0; j < E; ++j) {
     const uint32_t a = xb[j] & 0x7FFFFFFFu;
-    umax = a > umax ? a : umax;
-    if (XT != KG_F16) small = kg_umin(small, a - 1u);
+    kmax = kg_imax(kmax, (int)(a + 0x7FFFFFu));
+    small = kg_umin(small, a - 1u);
   }
-  int kmax = (int)(umax + 0x7FFFFFu);
-  if (umax > 0x7F800000u) {
-    kmax = 0;
-#pragma unroll
-    for (int j = 0; j < E; ++j) kmax = kg_imax(kmax, (int)((xb[j] & 0x7FFFFFFFu) + 0x7FFFFFu));
+  for (int m = 1; m < L; m <<= 1) {
+    kmax = kg_imax(kmax, (int)kg_shfl_xor_u32((uint32_t)kmax, m, kWave));
+    small = kg_umin(small, kg_shfl_xor_u32(small, m, kWave));
   }
-  kmax = kg_imax(kmax, (int)kg_shfl_xor_u32((uint32_t)kmax, 1, kWave));
-  if (XT != KG_F16) small = kg_umin(small, kg_shfl_xor_u32(small, 1, kWave));
   const uint32_t amaxb = kmax == 0 ? kNaN : (uint32_t)kmax - 0x7FFFFFu;
   const bool zero = amaxb == 0u;
   const uint32_t d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
   const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;  // 2^-100 <= amax <= FLT_MAX
   const float inv = kg_bits_to_f32(fast ? f32_div(0x3F800000u, d) : 0x3F800000u);
-  const bool sfast = XT == KG_F16 || small >= 0x0D7FFFFFu;
+  const bool sfast = small >= 0x0D7FFFFFu;
 
-  // s: v_i += v_(i ^ m) for m = 16 .. 1 over the 32 elements (lane 0 holds
-  // 0..15, lane 1 16..31). The last add pairs the even and the odd v, so
-  // lane 0 computes the even half of the tree, lane 1 the odd: after m = 16
-  // p_j = x_j + x_(j+16); lane 0 needs p_(2i) = its x_(2i) + lane 1's
-  // xb[2i], lane 1 p_(2i+1) = lane 0's xb[2i+1] + its own: 8 exchanges a
-  // lane, not 16 (addition commutes, so the pair order does not matter).
-  // Then q_i = p_(2i + lane): m = 8, 4, 2 are q_i + q_(i+4), + q_(i+2),
-  // + q_(i+1) in the lane, and m = 1 is q_0 + lane ^ 1's q_0, the same sum
-  // in both lanes.
-  static_assert(E == 16, "two lanes a block");
-  uint32_t q[E / 2], o[E / 2];
-#pragma unroll
-  for (int i = 0; i < E / 2; ++i) {
-    o[i] = kg_shfl_xor_u32(lane == 0 ? xb[2 * i + 1] : xb[2 * i], 1, kWave);
-    q[i] = lane == 0 ? xb[2 * i] : xb[2 * i + 1];
-  }
+  // s: element i adds element i ^ m for m = 16 .. 1. With 16 elements a
+  // lane, m = 16 pairs the two lanes of the block (both compute the same
+  // sums: addition commutes), m < 16 slots of this lane, where only v[0 ..
+  // m-1] are read again. The exchange comes first, so the choice of adds
+  // is a branch with no shuffle in it.
+  static_assert(E == QK / 2, "one exchange between the block's two lanes");
+  uint32_t v[E];
+  for (int j = 0; j < E; ++j) v[j] = kg_shfl_xor_u32(xb[j], 1, kWave);
   if (sfast) {
-#pragma unroll
-    for (int i = 0; i < E / 2; ++i) q[i] = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(q[i]), kg_bits_to_f32(o[i])));
-#pragma unroll
-    for (int m = E / 4; m >= 1; m >>= 1)
-#pragma unroll
-      for (int i = 0; i < m; ++i) q[i] = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(q[i]), kg_bits_to_f32(q[i + m])));
+    for (int j = 0; j < E; ++j) v[j] = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(xb[j]), kg_bits_to_f32(v[j])));
+    for (int m = E / 2; m >= 1; m >>= 1)
+      for (int j = 0; j < m; ++j) v[j] = kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(v[j]), kg_bits_to_f32(v[j + m])));
   } else {
-#pragma unroll
-    for (int i = 0; i < E / 2; ++i) q[i] = f32_add(q[i], o[i]);
-#pragma unroll
-    for (int m = E / 4; m >= 1; m >>= 1)
-#pragma unroll
-      for (int i = 0; i < m; ++i) q[i] = f32_add(q[i], q[i + m]);
+    for (int j = 0; j < E; ++j) v[j] = f32_add(xb[j], v[j]);
+    for (int m = E / 2; m >= 1; m >>= 1)
+      for (int j = 0; j < m; ++j) v[j] = f32_add(v[j], v[j + m]);
   }
-  const uint32_t so = kg_shfl_xor_u32(q[0], 1, kWave);
-  const uint32_t s = sfast ? kg_f32_bits(kg_fadd_rn(kg_bits_to_f32(q[0]), kg_bits_to_f32(so))) : f32_add(q[0], so);
 
-  // qs: certified bytes; an element not certified is fixed in registers in
-  // a fast block (q81_tie), and every word is recomputed from X otherwise.
+  // qs: certified bytes, stored; then each word holding one that is not
+  // certified is recomputed from X (q81_exact) and stored again. The
+  // fallback reads X rather than xb[] so that no register array is indexed
+  // by a loop variable (nvcc put xb[] in local memory when it was).
   uint32_t qb[E];
-  uint32_t bad = 0u;
+  uint32_t bad = fast ? 0u : ~0u;
 #pragma unroll
   for (int j = 0; j < E; ++j) {
     const float c = kg_fmul_rn(kg_bits_to_f32(xb[j]), inv);
@@ -537,82 +514,26 @@ KG_DEVICE void q8_1v_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4],
     if (!(kg_bits_to_f32(kg_f32_bits(r) & 0x7FFFFFFFu) < 0.499969482421875f)) bad |= 1u << j;  // 0.5 - 2^-15
     qb[j] = kg_f32_bits(t) & 0xFFu;
   }
-  if (fast && bad != 0u) {
 #pragma unroll
-    for (int j = 0; j < E; ++j)
-      if ((bad >> j) & 1u) qb[j] = q81_tie(xb[j], d);
+  for (int w = 0; w < E / 4; ++w) {
+    const uint32_t word = qb[4 * w] | (qb[4 * w + 1] << 8) | (qb[4 * w + 2] << 16) | (qb[4 * w + 3] << 24);
+    if (valid) dst[1 + e0 / 4 + w] = word;
   }
-  if (fast) {
-#pragma unroll
-    for (int k = 0; k < E / 4; ++k) {
-      const uint32_t word = qb[4 * k] | (qb[4 * k + 1] << 8) | (qb[4 * k + 2] << 16) | (qb[4 * k + 3] << 24);
-      if (valid) dst[1 + e0 / 4 + k] = word;
-    }
-  } else {
-    for (int k = 0; k < E / 4; ++k) {
+  if (bad != 0u) {
+    for (int w = 0; w < E / 4; ++w) {
+      if (((bad >> (4 * w)) & 0xFu) == 0u) continue;
       uint32_t word = 0u;
       for (int i = 0; i < 4; ++i) {
-        const unsigned j = 4u * (unsigned)k + (unsigned)i;
+        const unsigned j = 4u * (unsigned)w + (unsigned)i;
         if (!zero) word |= q81_exact<XT>(X, off + j, k0 + j < (unsigned)K, d, inv, fast) << (8 * i);
       }
-      if (valid) dst[1 + e0 / 4 + k] = word;
+      if (valid) dst[1 + e0 / 4 + w] = word;
     }
   }
   // d and s to half: lane 0 converts d, lane 1 s.
-  const uint32_t h = f32_to_f16(lane == 0 ? d : s);
+  const uint32_t h = f32_to_f16(lane == 0 ? d : v[0]);
   const uint32_t hs = kg_shfl_xor_u32(h, 1, kWave);
   if (valid && lane == 0) dst[0] = h | (hs << 16);
-}
-
-// Blocks first + r * BPW, r < R = 4 / (bytes per element): f16 and bf16
-// lanes take two blocks, so that every lane loads 64 bytes of X (as many in
-// flight as f32) before computing; every pass's loads come first.
-template <int XT, int WG>
-KG_DEVICE void q8_1v(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int rows, int K, int gx) {
-  constexpr int QK = 32, BW = 9, E = kE, L = QK / E, BPW = WG / L;
-  constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER, R = 4 / XB;
-  static_assert(kWave % L == 0 && WG % kWave == 0 && E % PER == 0, "lanes of a block in one wave");
-  static_assert(R * XB == 4, "passes: 64 bytes of X a lane");
-  const int tid = kg_tid(), lane = tid % L, slot = tid / L;
-  const unsigned nb = ((unsigned)K + QK - 1) / QK, total = (unsigned)rows * nb;
-  const unsigned first = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * (BPW * R) + (unsigned)slot;
-  const unsigned e0 = (unsigned)lane * E;
-  // Load once: 16-byte loads when every row starts 16-byte aligned (X
-  // aligned, K a multiple of 16 / XB; a 16-byte chunk is then wholly inside
-  // the row or wholly past K), else element by element into the same words;
-  // zeros past K.
-  const bool wide = (unsigned)K % PER == 0u && ((size_t)X & 15u) == 0u;
-  uint32_t w[R][NC][4];
-  size_t off[R];
-  unsigned k0[R];
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const unsigned block = first + (unsigned)r * BPW;
-    const unsigned bc = block < total ? block : total - 1u;
-    k0[r] = (bc % nb) * QK + e0;  // column of this lane's first element
-    off[r] = (size_t)(bc / nb) * (unsigned)K + k0[r];
-#pragma unroll
-    for (int c = 0; c < NC; ++c) w[r][c][0] = w[r][c][1] = w[r][c][2] = w[r][c][3] = 0u;
-    if (wide) {
-#pragma unroll
-      for (int c = 0; c < NC; ++c)
-        if (k0[r] + c * PER < (unsigned)K) kg_load<16>(w[r][c], X + (off[r] + c * PER) * XB);
-    } else {
-#pragma unroll
-      for (int j = 0; j < E; ++j) {
-        uint32_t e[4] = {0u, 0u, 0u, 0u};
-        if (k0[r] + j < (unsigned)K) kg_load<XB>(e, X + (off[r] + j) * XB);
-        w[r][j / PER][(j % PER) * XB / 4] |= e[0] << (XB == 2 ? 16 * (j & 1) : 0);
-      }
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const unsigned block = first + (unsigned)r * BPW;
-    const bool valid = block < total;
-    const unsigned bc = valid ? block : total - 1u;
-    q8_1v_block<XT>(w[r], X, off[r], k0[r], K, Y + (size_t)bc * BW, valid, lane);
-  }
 }
 
 // The body of every kernel: the thread tile (the baseline) runs q8_1t,
