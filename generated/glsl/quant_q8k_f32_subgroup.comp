@@ -12,7 +12,6 @@
 // stored qs, d = 1/iscale; amax == 0 gives an all-zero block.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 1) const uint WAVES = 1;
 layout(constant_id = 0) const uint WG = 64;
@@ -30,9 +29,6 @@ const uint BLOCK_WORDS = 73u;  // 292 bytes
 // unused slots.
 const uint LMAX = 16u;
 const uint MAXE = QK / 8u;
-const uint PER16 = 4u;  // elements per 16-byte word
-const uint R = 1u;      // superblocks a lane takes per loop step
-const uint NC = MAXE / PER16;  // 16-byte words of a lane's MAXE slots
 
 // ---- Exact binary32 arithmetic on bit patterns ----------------------------
 // Byte-identical output needs the reference's float results bit for bit.
@@ -286,9 +282,10 @@ uint qbyte(float iscale, uint xb) {
 }
 // The lane-vector tiles. Exactness of the fast path (per element a multiply
 // and an add), as in the HIP sources (q8k.hip.tmpl, q8kv): A = the largest
-// |x| (the largest non-NaN |x| over lanes: a lane with a NaN recomputes
-// its own), the pivot's sign that of the first element of magnitude A
-// (least lane, then least index: lanes hold consecutive elements). iscale = -127 / pivot, d = 1 / iscale: f32_div. Fast when 2^-100
+// |x| (signed maximum of |x| + 0x7FFFFF: NaN keys are negative, so NaN
+// never compares greater), the pivot's sign that of the first element of
+// magnitude A (least lane, then least index: lanes hold consecutive
+// elements). iscale = -127 / pivot, d = 1 / iscale: f32_div. Fast when 2^-100
 // <= A < Inf and the lane holds no NaN: p = iscale * x (precise OpFMul,
 // correctly rounded: normal operands and result) has |p| <= 127 (1 + u)^2 <
 // 127.5, so min(127, .) never binds, and p + 1.5 2^23 (ulp 1) is
@@ -296,96 +293,92 @@ uint qbyte(float iscale, uint xb) {
 // flushed or not, gives n = 0 as the reference does (|p| < 2^-19). Other
 // lanes take qbyte.
 void main() {
-  // min(subgroup, 16) lanes a superblock (L), E = 256 / L elements each,
-  // PER superblocks side by side in a (possibly partial) subgroup; each
-  // lane takes R superblocks a loop step (f16 and bf16: two, so that it
-  // loads 64 bytes before computing, as f32), all loads first. Loops over
-  // MAXE slots with j < E guards: E is fixed once the pipeline is built.
+  // Lanes per block L (a power of two), elements per lane E = QK / L (each
+  // lane holds E consecutive elements), blocks side by side per pass PER.
+  // A partial subgroup (workgroup smaller than the subgroup) has WG lanes.
   const uint S = min(gl_SubgroupSize, WG);
-  const uint L = min(S, LMAX), PER = S / L, E = QK / L;
+  const uint L = min(S, LMAX), PER = S / L;
   const uint lane = gl_SubgroupInvocationID % L;
   const uint slot = gl_SubgroupInvocationID / L;
-  const uint STEP = gl_NumSubgroups * PER;  // superblocks of one pass of the workgroup
-  const uint e0 = lane * E;
-  const uint total = pc.rows * pc.nb;
-  const uint wbase = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * pc.bpw;
-  for (uint base = gl_SubgroupID * PER; base < pc.bpw; base += STEP * R) {
-    uvec4 w[R * NC];
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-      const uint bc = min(wbase + base + r * STEP + slot, total - 1u);
-      const uint off = (bc / pc.nb) * pc.K + (bc % pc.nb) * QK + e0;  // 16-byte aligned
-      [[unroll]] for (uint c = 0u; c < NC; ++c) {
-        if (c < E / PER16) w[r * NC + c] = x4[(off + c * PER16) / PER16];
+  for (uint base = gl_SubgroupID * PER; base < pc.bpw; base += gl_NumSubgroups * PER) {
+    const uint E = QK / L;
+    // Block of this workgroup, and of the whole launch (rows x blocks).
+    const uint wblock = base + slot;
+    const uint block = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * pc.bpw + wblock;
+    const bool valid = wblock < pc.bpw && block < pc.rows * pc.nb;
+    const uint bc = min(block, pc.rows * pc.nb - 1u);
+    const uint row = bc / pc.nb, inrow = (bc % pc.nb) * QK + lane * E;
+    const uint e0 = lane * E;  // first element of this lane in the block
+    const uint ybase = bc * BLOCK_WORDS;
+
+    const uint off = row * pc.K + inrow;  // this lane's first element (16-byte aligned)
+    const uint PER = 4u;
+    uint xb[MAXE];
+    for (uint c = 0u; c < MAXE / PER; ++c) {
+      if (c < E / PER) {
+        const uvec4 w = x4[(off + c * PER) / PER];
+        for (uint j = 0u; j < PER; ++j) xb[c * PER + j] = xdec(w, j);
       }
     }
-    [[unroll]] for (uint r = 0u; r < R; ++r) {
-      const uint wblock = base + r * STEP + slot;
-      const bool valid = wblock < pc.bpw && wbase + wblock < total;
-      const uint bc = min(wbase + wblock, total - 1u);
-      const uint ybase = bc * BLOCK_WORDS;
-      uint xb[MAXE];
-      [[unroll]] for (uint c = 0u; c < NC; ++c) {
-        [[unroll]] for (uint j = 0u; j < PER16; ++j) xb[c * PER16 + j] = c < E / PER16 ? xdec(w[r * NC + c], j) : 0u;
-      }
-      // This lane's largest |x| (umax, above 0x7F800000 with a NaN) and its
-      // first element of that magnitude (best: a strict maximum keeps the
-      // first); with a NaN, the first largest non-NaN |x| instead.
-      uint umax = 0u, best = 0u;
-      [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
+    int kmax = 0;
+    uint umax = 0u;  // NaN in this lane: above 0x7F800000
+    for (uint j = 0u; j < MAXE; ++j) {
+      if (j < E) {
         const uint a = xb[j] & 0x7FFFFFFFu;
-        if (j < E && a > umax) { umax = a; best = xb[j]; }
+        kmax = max(kmax, int(a + 0x7FFFFFu));
+        umax = max(umax, a);
       }
-      if (umax > 0x7F800000u) {
-        best = 0u;
-        [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
-          if (j < E && mkey(xb[j]) > mkey(best)) best = xb[j];
-        }
-      }
-      const uint ab = best & 0x7FFFFFFFu;
-      int kmax = int(ab + 0x7FFFFFu);
-      for (uint m = 1u; m < L; m <<= 1) kmax = max(kmax, int(xchg(uint(kmax), m)));
-      const bool zero = kmax <= 0x7FFFFF;
-      const uint A = zero ? 0u : uint(kmax) - 0x7FFFFFu;
-      // The sign: this lane's first element of magnitude A, then the least lane.
-      uint key = ab == A ? (lane << 1) | (best >> 31) : 0xFFFFFFFFu;
-      for (uint m = 1u; m < L; m <<= 1) key = min(key, xchg(key, m));
-      const uint pivot = A | (key << 31);
-      const uint iscale = zero ? 0u : f32_div(0xC2FE0000u, pivot);  // -127 / max
-      const uint d = zero ? 0u : f32_div(0x3F800000u, iscale);     // 1 / iscale
-      const bool fast = A - 0x0D800000u < 0x7F800000u - 0x0D800000u && umax <= 0x7F800000u;
+    }
+    for (uint m = 1u; m < L; m <<= 1) kmax = max(kmax, int(xchg(uint(kmax), m)));
+    const bool zero = kmax <= 0x7FFFFF;
+    const uint A = zero ? 0u : uint(kmax) - 0x7FFFFFu;
+    // The sign: this lane's first element of magnitude A, then the least lane.
+    uint key = 0xFFFFFFFFu;
+    for (uint jj = 0u; jj < MAXE; ++jj) {
+      const uint j = MAXE - 1u - jj;
+      if (j < E && (xb[j] & 0x7FFFFFFFu) == A) key = (lane << 1) | (xb[j] >> 31);
+    }
+    for (uint m = 1u; m < L; m <<= 1) key = min(key, xchg(key, m));
+    const uint pivot = A | (key << 31);
+    const uint iscale = zero ? 0u : f32_div(0xC2FE0000u, pivot);  // -127 / max
+    const uint d = zero ? 0u : f32_div(0x3F800000u, iscale);     // 1 / iscale
+    const bool fast = A - 0x0D800000u < 0x7F800000u - 0x0D800000u && umax <= 0x7F800000u;
 
-      uint qb[MAXE];
-      int gs[MAXE / 16u];  // the lane's bsum groups
-      [[unroll]] for (uint g = 0u; g < MAXE / 16u; ++g) gs[g] = 0;
-      if (fast) {
-        const float sc = uintBitsToFloat(iscale);
-        [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
+    uint qb[MAXE];
+    int gs[MAXE / 16u];  // the lane's bsum groups
+    for (uint g = 0u; g < MAXE / 16u; ++g) gs[g] = 0;
+    if (fast) {
+      const float sc = uintBitsToFloat(iscale);
+      for (uint j = 0u; j < MAXE; ++j) {
+        if (j < E) {
           precise float p = sc * uintBitsToFloat(xb[j]);
           precise float t = p + 12582912.0;
           const uint tb = floatBitsToUint(t);
           qb[j] = tb & 0xFFu;
           gs[j / 16u] += int(tb - 0x4B400000u);
         }
-      } else {
-        [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
-          qb[j] = zero || j >= E ? 0u : qbyte(uintBitsToFloat(iscale), xb[j]);
+      }
+    } else {
+      for (uint j = 0u; j < MAXE; ++j) {
+        if (j < E) {
+          qb[j] = zero ? 0u : qbyte(uintBitsToFloat(iscale), xb[j]);
           gs[j / 16u] += int(qb[j] << 24) >> 24;
         }
       }
-      [[unroll]] for (uint k = 0u; k < MAXE / 4u; ++k) {
-        if (k < E / 4u && valid) y[ybase + 1u + e0 / 4u + k] = qb[4u * k] | (qb[4u * k + 1u] << 8) | (qb[4u * k + 2u] << 16) | (qb[4u * k + 3u] << 24);
-      }
-      // bsums word g / 2 pairs groups g, g + 1: in this lane when it holds
-      // two or more groups, else with lane ^ 1.
-      if (E >= 32u) {
-        [[unroll]] for (uint g = 0u; g < MAXE / 32u; ++g) {
-          if (g < E / 32u && valid) y[ybase + 65u + e0 / 32u + g] = (uint(gs[2u * g]) & 0xFFFFu) | (uint(gs[2u * g + 1u]) << 16);
-        }
-      } else {
-        const uint hi = xchg(uint(gs[0]), 1u);
-        if (valid && (lane & 1u) == 0u) y[ybase + 65u + lane / 2u] = (uint(gs[0]) & 0xFFFFu) | (hi << 16);
-      }
-      if (valid && lane == 0u) y[ybase] = d;
     }
+    for (uint w = 0u; w < MAXE / 4u; ++w) {
+      if (w < E / 4u && valid) y[ybase + 1u + e0 / 4u + w] = qb[4u * w] | (qb[4u * w + 1u] << 8) | (qb[4u * w + 2u] << 16) | (qb[4u * w + 3u] << 24);
+    }
+    // bsums word g / 2 pairs groups g, g + 1: in this lane when it holds
+    // two or more groups, else with lane ^ 1.
+    if (E >= 32u) {
+      for (uint g = 0u; g < MAXE / 32u; ++g) {
+        if (g < E / 32u && valid) y[ybase + 65u + e0 / 32u + g] = (uint(gs[2u * g]) & 0xFFFFu) | (uint(gs[2u * g + 1u]) << 16);
+      }
+    } else {
+      const uint hi = xchg(uint(gs[0]), 1u);
+      if (valid && (lane & 1u) == 0u) y[ybase + 65u + lane / 2u] = (uint(gs[0]) & 0xFFFFu) | (hi << 16);
+    }
+    if (valid && lane == 0u) y[ybase] = d;
   }
 }

@@ -12,7 +12,6 @@
 // stored qs, d = 1/iscale; amax == 0 gives an all-zero block.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 1) const uint WAVES = 1;
 layout(constant_id = 0) const uint WG = 64;
