@@ -88,7 +88,8 @@ func TestQuantGeometry(t *testing.T) {
 		wg, bpw             int
 	}{
 		// thread: a lane per block; the other tiles 16 elements a lane:
-		// Q8_K min(wave, 16) lanes a superblock, Q8_1 2 lanes a block.
+		// Q8_K min(wave, 16) lanes a superblock, Q8_1 2 lanes a block;
+		// Q8_K's _sb2 tiles (f16 and bf16) take two superblocks a lane.
 		{"hip", "gfx90a", "quant_q8k_f32_thread", 64, 64},
 		{"hip", "gfx90a", "quant_q8k_f32_sg", 64, 4},
 		{"hip", "gfx90a", "quant_q8k_f32_multi", 256, 16},
@@ -97,10 +98,13 @@ func TestQuantGeometry(t *testing.T) {
 		{"hip", "gfx90a", "quant_q8_1_f32_multi", 256, 128},
 		{"hip", "gfx90a", "quant_q8_1_f32_wg", 256, 128},
 		{"hip", "gfx1100", "quant_q8k_f16_sg", 32, 2},
+		{"hip", "gfx1100", "quant_q8k_f16_sg_sb2", 32, 4},
+		{"hip", "gfx90a", "quant_q8k_bf16_multi_sb2", 256, 32},
 		{"hip", "gfx1100", "quant_q8_1_f16_sg", 32, 16},
 		{"hip", "gfx1100", "quant_q8_1_f16_multi", 128, 64},
 		{"vulkan", "llvmpipe", "quant_q8_1_bf16_multi", 32, 16},
 		{"vulkan", "llvmpipe", "quant_q8k_bf16_sg", 8, 1},
+		{"vulkan", "llvmpipe", "quant_q8k_bf16_sg_sb2", 8, 2},
 	} {
 		dev, err := ArchDevice(c.arch)
 		if err != nil {
@@ -153,6 +157,35 @@ func TestSelectQuant(t *testing.T) {
 		}
 		if got := ch.Variant.Param("tile"); got != c.tile {
 			t.Errorf("%s m=%d k=%d: picked %s, want tile %s (%v)", c.family, c.m, c.k, ch.Variant.Name, c.tile, ch.Reasons)
+		}
+	}
+	// Q8_K passes: one superblock a lane without a measured key (gfx1200),
+	// and on sm90 / NVIDIA Vulkan below 32768 elements per SM (decode), two
+	// (16-bit input only) from there.
+	sm90, _ := ArchDevice("sm90")
+	nv, _ := ArchDevice("nvidia")
+	for _, c := range []struct {
+		dev    Device
+		dtype  string
+		m, k   int
+		passes string
+	}{
+		{dev, "f16", 4096, 4096, "1"},
+		{sm90, "f16", 1, 4096, "1"},
+		{sm90, "bf16", 8, 14336, "1"},
+		{sm90, "f16", 512, 4096, "1"},
+		{sm90, "f16", 512, 14336, "2"},
+		{sm90, "bf16", 4096, 4096, "2"},
+		{sm90, "f32", 4096, 4096, "1"},
+		{nv, "bf16", 1, 4096, "1"},
+		{nv, "f16", 4096, 14336, "2"},
+	} {
+		ch, err := SelectWith(c.dev, Op{Family: "quant_q8k", Dtype: c.dtype, M: c.m, N: 1, K: c.k}, nil)
+		if err != nil {
+			t.Fatalf("quant_q8k %s m=%d k=%d: %v", c.dtype, c.m, c.k, err)
+		}
+		if got := ch.Variant.Param("passes"); got != c.passes {
+			t.Errorf("quant_q8k %s m=%d k=%d on %s: picked %s, want passes %s", c.dtype, c.m, c.k, ch.Variant.Arch, ch.Variant.Name, c.passes)
 		}
 	}
 	// The baseline only by force.

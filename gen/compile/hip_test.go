@@ -315,9 +315,9 @@ var hipEnum = map[string]string{"KG_F32": "f32", "KG_F16": "f16", "KG_BF16": "bf
 
 var (
 	hipKernelRe = regexp.MustCompile(`^KG_KERNEL\((\d+)\)\s+(\w+)\s*\(`)
-	// Other families: <family>_<dtype>_<tile> calling body<XT, LAYOUT, WG, WAVES>.
-	hipQuantNameRe = regexp.MustCompile(`^[a-z0-9_]+?_(f32|f16|bf16)_([a-z0-9]+)$`)
-	hipQuantCallRe = regexp.MustCompile(`^\s*(\w+)<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>\(`)
+	// Other families: <family>_<dtype>_<tile>[_...] calling body<XT, LAYOUT, WG, WAVES[, ...]>.
+	hipQuantNameRe = regexp.MustCompile(`^[a-z0-9_]+?_(f32|f16|bf16)_([a-z0-9]+(?:_[a-z0-9]+)*)$`)
+	hipQuantCallRe = regexp.MustCompile(`^\s*(\w+)<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*\d+\s*)*>\(`)
 	hipNameRe      = regexp.MustCompile(`^gemv_(?:(fp8e4m3)_)?(f32|f16|bf16)_p(\d+)_r\d+_t\d+_(?:sg|sk\d+|wg\d+)$`)
 	hipCallRe      = regexp.MustCompile(`gemv<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
 )
@@ -387,8 +387,9 @@ func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) 
 }
 
 // hipOtherKernels is hipKernels for families other than gemv: names
-// <family>_<dtype>_<tile>, each calling its body with the dtype's enum and
-// the workgroup size of its KG_KERNEL line.
+// <family>_<dtype>_<tile>[_<more axes>], each calling its body with the
+// dtype's enum and the workgroup size of its KG_KERNEL line (further integer
+// template arguments, e.g. quant_q8k's passes, after WAVES).
 func hipOtherKernels(src []byte, family string) ([]hipKernel, map[int]string, error) {
 	var ks []hipKernel
 	lines := map[int]string{}
@@ -402,7 +403,7 @@ func hipOtherKernels(src []byte, family string) ([]hipKernel, map[int]string, er
 		if pending != nil {
 			m := hipQuantCallRe.FindStringSubmatch(line)
 			if m == nil {
-				return nil, nil, fmt.Errorf("line %d: kernel %s does not call its body<XT, LAYOUT, WG, WAVES> on its next line", ln, pending.name)
+				return nil, nil, fmt.Errorf("line %d: kernel %s does not call its body<XT, LAYOUT, WG, WAVES[, ...]> on its next line", ln, pending.name)
 			}
 			lines[ln] = pending.name
 			if hipEnum[m[2]] != pending.xt || m[4] != pendingWG {

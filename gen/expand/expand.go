@@ -157,7 +157,7 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 			params[ax.Name] = v
 			if ax.Name == "dtype" {
 				parts = append(parts, v)
-			} else {
+			} else if ax.Unnamed == "" || v != ax.Unnamed {
 				parts = append(parts, ax.Prefix+v)
 			}
 			for k, dv := range ax.Derive[v] {
@@ -183,6 +183,9 @@ func expandOne(s *spec.Spec, f *spec.Family, a *spec.Arch) ([]*Variant, error) {
 			if a.Backend == spec.BackendVulkan {
 				bparts := []string{f.Name}
 				for _, b := range f.VulkanBaked {
+					if ax := f.Axis(b); ax != nil && ax.Unnamed != "" && params[b] == ax.Unnamed {
+						continue
+					}
 					bparts = append(bparts, blobPart(f, b, params[b]))
 				}
 				v.Blob = strings.Join(bparts, "_")

@@ -91,3 +91,47 @@ func TestExpandNoVariants(t *testing.T) {
 		t.Fatalf("got %v, want a no-variants error", err)
 	}
 }
+
+// An axis's unnamed value is left out of variant and blob names; a value
+// not on the axis is a spec error.
+func TestExpandUnnamed(t *testing.T) {
+	s := small(t, strings.Replace(kernels, `values: [2, 8]}`, `values: [2, 8], unnamed: 2}`, 1))
+	vs, err := Expand(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys, blobs []string
+	for _, v := range vs {
+		keys = append(keys, v.Key())
+		if v.Blob != "" {
+			blobs = append(blobs, v.Blob)
+		}
+	}
+	want := []string{
+		"hip/gfxa/gemv_bf16_p8_sk4", "hip/gfxa/gemv_bf16_p8_wg64", "hip/gfxa/gemv_bf16_sk4", "hip/gfxa/gemv_bf16_wg64",
+		"hip/gfxa/gemv_f32_sk4", "hip/gfxa/gemv_f32_wg64",
+		"vulkan/vk/gemv_bf16_p8_sk4", "vulkan/vk/gemv_bf16_p8_wg64", "vulkan/vk/gemv_bf16_sk4", "vulkan/vk/gemv_bf16_wg64",
+	}
+	if got := strings.Join(keys, "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("variants:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	wantBlobs := "gemv_bf16_p8_splitk gemv_bf16_p8_workgroup gemv_bf16_splitk gemv_bf16_workgroup"
+	if got := strings.Join(blobs, " "); got != wantBlobs {
+		t.Fatalf("blobs %s, want %s", got, wantBlobs)
+	}
+	for _, v := range vs {
+		if v.Params["pack"] == "" {
+			t.Errorf("%s: the unnamed axis lost its parameter", v.Key())
+		}
+	}
+	bad := strings.Replace(kernels, `values: [2, 8]}`, `values: [2, 8], unnamed: 4}`, 1)
+	fsys := fstest.MapFS{"kernels.yaml": {Data: []byte(bad)}}
+	for _, p := range []string{"gemv/gemv.hip.tmpl", "gemv/gemv.comp.tmpl"} {
+		b, _ := templates.FS.ReadFile(p)
+		fsys[p] = &fstest.MapFile{Data: b}
+	}
+	fsys["archs/gfxa.yaml"] = &fstest.MapFile{Data: []byte("arch: gfxa\nbackend: hip\nwave: 32\ncompute_units: 8\nshared_memory: 65536\ndtypes: [f32, bf16]\n")}
+	if _, err := spec.Load(fsys, "templates"); err == nil || !strings.Contains(err.Error(), "unnamed 4 is not one of its values") {
+		t.Fatalf("got %v, want an unnamed-value error", err)
+	}
+}

@@ -578,10 +578,11 @@ type rawFamily struct {
 }
 
 type rawAxis struct {
-	Name   string                    `yaml:"name"`
-	Prefix string                    `yaml:"prefix"`
-	Values []any                     `yaml:"values"`
-	Derive map[string]map[string]any `yaml:"derive"`
+	Name    string                    `yaml:"name"`
+	Prefix  string                    `yaml:"prefix"`
+	Values  []any                     `yaml:"values"`
+	Unnamed any                       `yaml:"unnamed"`
+	Derive  map[string]map[string]any `yaml:"derive"`
 }
 
 type rawRule struct {
@@ -813,6 +814,17 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 			seenV[v] = true
 			ax.Ints = ax.Ints && isInt
 			ax.Values = append(ax.Values, v)
+		}
+		if ra.Unnamed != nil {
+			upos := apos(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("unnamed") })
+			v, _, err := scalar(ra.Unnamed)
+			if err != nil || !seenV[v] {
+				return nil, &Error{upos, fmt.Sprintf("axis %s: unnamed %s is not one of its values", ra.Name, show(ra.Unnamed))}
+			}
+			if ra.Name == "dtype" {
+				return nil, &Error{upos, "axis dtype: every dtype is named (unnamed is for an axis added to a family)"}
+			}
+			ax.Unnamed = v
 		}
 		if ra.Name == "dtype" {
 			for j, v := range ax.Values {

@@ -78,6 +78,9 @@ type Axis struct {
 	Prefix string   // name fragment before the value, e.g. "p" for pack
 	Values []string // allowed values, in spec order
 	Ints   bool     // all values are integers
+	// Unnamed is the value left out of variant and blob names ("" when every
+	// value is named), so an axis added to a family keeps its old names.
+	Unnamed string
 	// Derive gives extra parameters implied by each value (e.g. tile wg256 ->
 	// layout workgroup, wg 256). Every value defines the same keys.
 	Derive map[string]map[string]string
