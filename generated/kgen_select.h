@@ -14233,7 +14233,7 @@ static inline void kg_quant_q8k_keys(const kg_variant* v, const kg_op* op, const
   }
   if (strcmp(d->arch, "nvidia") == 0) {
     keys[i++] = (v->p[KG_P_layout] == KG_S_thread);
-    keys[i++] = ((v->p[KG_P_passes] == 2LL) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 32768LL)));
+    keys[i++] = (v->p[KG_P_passes] != 1LL);
     keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 4096LL)));
     keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
   }

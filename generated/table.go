@@ -16963,8 +16963,8 @@ var Archs = []table.Arch{
 				Expr: "layout == \"thread\"",
 				Why:  "a lane per superblock is the baseline kept to measure against (6.5-14x slower on the H200)",
 			}, {
-				Expr: "(passes == 2) != (m * k >= compute_units * 32768)",
-				Why:  "the H200's CUDA threshold (sm90.yaml, run 02k, in-sample; not measured on Vulkan): f16/bf16 lanes take two superblocks from 32768 elements per SM, one below (decode)",
+				Expr: "passes != 1",
+				Why:  "H200 (run 2026-12-02f, Vulkan): two superblocks a lane lost to one at every measured size (rows 1..4096, K 4096/14336, f16/bf16), unlike CUDA",
 			}, {
 				Expr: "(tile == \"multi\") != (m * k >= compute_units * 4096)",
 				Why:  "NVIDIA Vulkan: 4 subgroups per workgroup from 4096 elements per SM, one below",
