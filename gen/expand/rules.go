@@ -194,9 +194,18 @@ func (c *ruleCheck) check(r *spec.Rule, kind string, guards []*spec.Rule, key bo
 	oproj := distinct(len(c.points), func(i int) string { return opKey(c.points[i], names) })
 	failing := map[[2]string]error{}
 	for _, vi := range vproj {
+		// one environment a variant, the op's names set per point: an
+		// arch's model key names nearly every parameter and op value, so
+		// the projections above leave variants x points evaluations
+		v := c.group[vi]
+		env := ruleEnv(c.s, c.a, v.Params, opPoint{})
 		for _, oi := range oproj {
-			v, p := c.group[vi], c.points[oi]
-			if err := evalRule(r, ruleEnv(c.s, c.a, v.Params, p), key); err != nil {
+			p := c.points[oi]
+			for _, n := range spec.OpNames {
+				x, _ := p.get(n)
+				env.Vars[n] = expr.Int(x)
+			}
+			if err := evalRule(r, env, key); err != nil {
 				failing[[2]string{c.paramKey(v, names), opKey(p, names)}] = err
 			}
 		}
