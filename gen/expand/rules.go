@@ -102,11 +102,16 @@ func ruleEnv(s *spec.Spec, a *spec.Arch, params map[string]string, p opPoint) ex
 	for _, c := range a.Model {
 		env.Vars[c.Name] = expr.Int(c.Value)
 	}
+	setOp(env, p)
+	return env
+}
+
+// setOp binds the op's names (m, n, k, align) to p's values.
+func setOp(env expr.MapEnv, p opPoint) {
 	for _, n := range spec.OpNames {
 		v, _ := p.get(n)
 		env.Vars[n] = expr.Int(v)
 	}
-	return env
 }
 
 func checkFamilyArch(s *spec.Spec, f *spec.Family, a *spec.Arch, group []*Variant) error {
@@ -201,10 +206,7 @@ func (c *ruleCheck) check(r *spec.Rule, kind string, guards []*spec.Rule, key bo
 		env := ruleEnv(c.s, c.a, v.Params, opPoint{})
 		for _, oi := range oproj {
 			p := c.points[oi]
-			for _, n := range spec.OpNames {
-				x, _ := p.get(n)
-				env.Vars[n] = expr.Int(x)
-			}
+			setOp(env, p)
 			if err := evalRule(r, env, key); err != nil {
 				failing[[2]string{c.paramKey(v, names), opKey(p, names)}] = err
 			}
