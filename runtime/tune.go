@@ -189,6 +189,7 @@ type TuneResult struct {
 	Op        Op
 	Entry     *TuneEntry
 	Timed     int
+	Rounds    int // times each was timed (its fastest median kept)
 	Elapsed   time.Duration
 	Heuristic *table.Variant
 	// Times is every timed variant's median (us) by name, the heuristic
@@ -197,10 +198,27 @@ type TuneResult struct {
 	Times map[string]float64
 }
 
-// Tune times the heuristic pick and every eligible candidate sharing its
-// pack and tokens (rows, tile and workgroup swept: the axes the heuristic
-// gets wrong most) for each op, and records the winner in the cache.
+// DefaultTuneRounds is how many rounds Tune times the candidates in.
+// Two: on NVIDIA's Vulkan driver the candidates timed first on a freshly
+// allocated op sometimes ran 2-5x slower than the same kernels later in
+// the same sweep (run 2026-12-02a, bench/results/h200-2026-12-02a-select-notes.md),
+// so a single pass in preference order can crown whichever came last.
+const DefaultTuneRounds = 2
+
+// Tune is TuneRounds with DefaultTuneRounds.
 func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error) {
+	return TuneRounds(t, dev, ops, cache, DefaultTuneRounds)
+}
+
+// TuneRounds times the heuristic pick and every eligible candidate sharing
+// its pack and tokens (rows, tile and workgroup swept: the axes the
+// heuristic gets wrong most) for each op, and records the winner in the
+// cache. The list is timed rounds times (at least once), every other round
+// in reverse order, and each variant keeps its fastest round's median: a
+// slow phase of the device (clocks, a fresh allocation) then costs no
+// candidate its place for having been timed during it.
+func TuneRounds(t Timer, dev Device, ops []Op, cache *TuneCache, rounds int) ([]TuneResult, error) {
+	rounds = max(rounds, 1)
 	var out []TuneResult
 	for _, op := range ops {
 		start := time.Now()
@@ -209,35 +227,44 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 			return out, fmt.Errorf("%s: %w", op, err)
 		}
 		h := ch.Heuristic
-		hus, err := t.Time(h, op)
-		if err != nil {
-			return out, fmt.Errorf("%s %s: %w", op, h.Name, err)
-		}
-		best, bus, n := h, hus, 1
-		times := map[string]float64{h.Name: hus}
+		list := []*table.Variant{h}
 		for _, c := range ch.Candidates {
 			v := c.Variant
 			if c.Excluded != "" || v == h || v.Param("pack") != h.Param("pack") || v.Param("tokens") != h.Param("tokens") {
 				continue
 			}
-			us, err := t.Time(v, op)
-			if err != nil {
-				return out, fmt.Errorf("%s %s: %w", op, v.Name, err)
+			list = append(list, v)
+		}
+		times := map[string]float64{}
+		for r := 0; r < rounds; r++ {
+			for i := range list {
+				v := list[i]
+				if r%2 == 1 {
+					v = list[len(list)-1-i]
+				}
+				us, err := t.Time(v, op)
+				if err != nil {
+					return out, fmt.Errorf("%s %s: %w", op, v.Name, err)
+				}
+				if prev, ok := times[v.Name]; !ok || us < prev {
+					times[v.Name] = us
+				}
 			}
-			n++
-			times[v.Name] = us
-			if us < bus {
+		}
+		best, bus := h, times[h.Name]
+		for _, v := range list[1:] {
+			if us := times[v.Name]; us < bus {
 				best, bus = v, us
 			}
 		}
 		e := &TuneEntry{Device: dev.Name, Driver: dev.Driver, Op: op.String(), Variant: best.Name, Arch: best.Arch, SHA256: best.Artifact.SHA256,
-			US: bus, Heuristic: h.Name, HeurUS: hus, Candidates: n}
+			US: bus, Heuristic: h.Name, HeurUS: times[h.Name], Candidates: len(list)}
 		if cache != nil {
 			cache.mu.Lock()
 			cache.Entries[tuneKey(dev, op)] = e
 			cache.mu.Unlock()
 		}
-		out = append(out, TuneResult{Op: op, Entry: e, Timed: n, Elapsed: time.Since(start), Heuristic: h, Times: times})
+		out = append(out, TuneResult{Op: op, Entry: e, Timed: len(list), Rounds: rounds, Elapsed: time.Since(start), Heuristic: h, Times: times})
 	}
 	return out, nil
 }

@@ -24,6 +24,76 @@ func (f *fakeTimer) Time(v *table.Variant, op Op) (float64, error) {
 	return us, nil
 }
 
+// slowStart is a device whose first `slow` timings run 3x slow (what NVIDIA's
+// Vulkan driver did on fresh large ops in run 2026-12-02a), over times that
+// make the 4-row variants fastest.
+type slowStart struct {
+	fakeTimer
+	slow  int
+	order []string
+	fast  map[string]float64 // each variant's time outside the slow phase
+}
+
+func (s *slowStart) Time(v *table.Variant, op Op) (float64, error) {
+	us, _ := s.fakeTimer.Time(v, op)
+	s.order = append(s.order, v.Name)
+	if s.fast == nil {
+		s.fast = map[string]float64{}
+	}
+	s.fast[v.Name] = us
+	if s.calls <= s.slow {
+		us *= 3
+	}
+	return us, nil
+}
+
+// TestTuneRounds: one round in preference order crowns a variant for being
+// timed after the slow phase; the second round, in reverse, times every
+// candidate outside it, and each keeps its fastest median.
+func TestTuneRounds(t *testing.T) {
+	dev, err := ArchDevice("gfx1100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := Op{Family: "gemv", Dtype: "bf16", M: 2, N: 4096, K: 4096}
+	probe, err := TuneRounds(&fakeTimer{}, dev, []Op{op}, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := probe[0].Timed
+	if n < 4 {
+		t.Fatalf("%d candidates: too few to test the order", n)
+	}
+	one := &slowStart{slow: n - 1} // all but the last candidate of round one run slow
+	r1, err := TuneRounds(one, dev, []Op{op}, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := one.order[n-1]
+	if r1[0].Entry.Variant != last {
+		t.Fatalf("one round: winner %s, want the last timed %s (the order artifact this guards against)", r1[0].Entry.Variant, last)
+	}
+	two := &slowStart{slow: n - 1}
+	r2, err := TuneRounds(two, dev, []Op{op}, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(two.order) != 2*n || two.order[n] != two.order[n-1] || two.order[2*n-1] != two.order[0] {
+		t.Fatalf("round two is not round one reversed: %v", two.order)
+	}
+	if e := r2[0].Entry; e.US != 80 || r2[0].Rounds != 2 {
+		t.Fatalf("two rounds: winner %s at %.0f us, want a 4-row variant at 80 us", e.Variant, e.US)
+	}
+	if len(r2[0].Times) != n {
+		t.Fatalf("%d times for %d candidates", len(r2[0].Times), n)
+	}
+	for name, us := range r2[0].Times {
+		if us != two.fast[name] {
+			t.Errorf("%s kept %.0f us, want its fast round's %.0f", name, us, two.fast[name])
+		}
+	}
+}
+
 func TestTuneCache(t *testing.T) {
 	dev, err := ArchDevice("gfx1100")
 	if err != nil {
@@ -42,7 +112,7 @@ func TestTuneCache(t *testing.T) {
 	if e.US != 80 {
 		t.Fatalf("winner %s at %.0f us, want a 4-row variant at 80 us", e.Variant, e.US)
 	}
-	if e.US >= e.HeurUS || ft.calls != e.Candidates || e.Candidates < 2 {
+	if e.US >= e.HeurUS || ft.calls != DefaultTuneRounds*e.Candidates || e.Candidates < 2 || res[0].Rounds != DefaultTuneRounds {
 		t.Fatalf("tune: %+v after %d timings", e, ft.calls)
 	}
 	// Every timed candidate's time is reported, the heuristic's included.

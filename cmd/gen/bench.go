@@ -21,7 +21,7 @@ const rowsDtypes = "f32,bf16"
 func newBenchCmd() *cobra.Command {
 	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch, pair string
 	var modules []string
-	var reps, rotateMiB int
+	var reps, rotateMiB, rounds int
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time the heuristic and the tuned pick of any family per suite shape on a GPU",
@@ -120,9 +120,9 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
 			write := func(results []bench.Record, skipped []bench.Skipped) error {
-				return writeBench(out, dev, backend, string(mode), reps, results, skipped)
+				return writeBench(out, dev, backend, string(mode), reps, rounds, results, skipped)
 			}
-			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write, pair); err != nil {
+			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write, pair, rounds); err != nil {
 				return err
 			}
 			if tunePath != "" {
@@ -140,6 +140,7 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16,f16,fp8e4m3_bf16", "comma-separated dtypes (rows x k families: "+rowsDtypes+" unless given); a family runs the ones it has")
 	cmd.Flags().StringVar(&out, "out", "bench.json", "JSON output")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	cmd.Flags().IntVar(&rounds, "rounds", kruntime.DefaultTuneRounds, "times the candidate list is timed, every other round in reverse order; each variant keeps its fastest round's median (order effects cost no candidate its place)")
 	cmd.Flags().StringVar(&launch, "launch", "graph", "cuda: graph (the timed launches captured once into a CUDA graph, replays timed, as engines run decode) or eager (each launch from the host); Vulkan always records the dispatches in one command buffer")
 	cmd.Flags().IntVar(&rotateMiB, "rotate-mib", 512, "MiB a timed pass touches at least: in and out buffers rotated over up to 64 copies (past the L2)")
 	cmd.Flags().StringVar(&pair, "pair", "", "also time each case after its producer (fed_by families: the quantizer, on activations of this dtype: f32, f16 or bf16), in one timed pass")
@@ -209,7 +210,7 @@ func loadCases(families []string, shapes, quantShapes, dtypes string, dtypesGive
 // case is also timed after its producers (bench.MeasurePair; the timer
 // must be a bench.ChainTimer).
 func runBench(w io.Writer, timer kruntime.Timer, dev kruntime.Device, cases []bench.Runnable, cache *kruntime.TuneCache,
-	write func([]bench.Record, []bench.Skipped) error, pair string) error {
+	write func([]bench.Record, []bench.Skipped) error, pair string, rounds int) error {
 	ct, _ := timer.(bench.ChainTimer)
 	if pair != "" && ct == nil {
 		return fmt.Errorf("--pair: this timer cannot time chains")
@@ -217,7 +218,7 @@ func runBench(w io.Writer, timer kruntime.Timer, dev kruntime.Device, cases []be
 	results, skipped := []bench.Record{}, []bench.Skipped{}
 	for _, c := range cases {
 		op := c.Op()
-		m, err := bench.Measure(timer, dev, op, cache)
+		m, err := bench.MeasureRounds(timer, dev, op, cache, rounds)
 		if why, ok := bench.NotEligible(err); ok {
 			fmt.Fprintln(w, why)
 			skipped = append(skipped, bench.Skipped{Op: op.String(), Case: c, Reason: why})
@@ -273,10 +274,10 @@ func dedup(list []string) []string {
 }
 
 // writeBench writes a run's JSON: the device, how it was timed (launch,
-// reps: the median's sample count), the results and, when there are any,
+// reps: the median's sample count; rounds: how many times each was timed), the results and, when there are any,
 // the cases not timed (not_eligible).
-func writeBench(path string, dev kruntime.Device, backend, launch string, reps int, results []bench.Record, skipped []bench.Skipped) error {
-	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "reps": reps, "results": results}
+func writeBench(path string, dev kruntime.Device, backend, launch string, reps, rounds int, results []bench.Record, skipped []bench.Skipped) error {
+	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "reps": reps, "rounds": max(rounds, 1), "results": results}
 	if len(skipped) > 0 {
 		doc["not_eligible"] = skipped
 	}

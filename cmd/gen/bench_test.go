@@ -50,10 +50,10 @@ func TestRunBench(t *testing.T) {
 	writes := 0
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
 		writes++
-		return writeBench(out, dev, "cuda", "graph", 20, rs, sk)
+		return writeBench(out, dev, "cuda", "graph", 20, 2, rs, sk)
 	}
 	tm := &tileTimer{}
-	if err := runBench(&lines, tm, dev, cases, nil, write, ""); err != nil {
+	if err := runBench(&lines, tm, dev, cases, nil, write, "", 2); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Split(strings.TrimSuffix(lines.String(), "\n"), "\n")
@@ -107,7 +107,7 @@ func TestRunBench(t *testing.T) {
 	}
 	out = filepath.Join(dir, "gemv.json")
 	lines.Reset()
-	if err := runBench(&lines, tm, dev, cases, nil, write, ""); err != nil {
+	if err := runBench(&lines, tm, dev, cases, nil, write, "", 2); err != nil {
 		t.Fatal(err)
 	}
 	b, _ = os.ReadFile(out)
@@ -160,14 +160,14 @@ func TestRunBenchPair(t *testing.T) {
 	}
 	out := filepath.Join(dir, "pair.json")
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
-		return writeBench(out, dev, "cuda", "graph", 20, rs, sk)
+		return writeBench(out, dev, "cuda", "graph", 20, 2, rs, sk)
 	}
 	var lines strings.Builder
-	if err := runBench(&lines, &tileTimer{}, dev, cases, nil, write, "f32"); err == nil || !strings.Contains(err.Error(), "cannot time chains") {
+	if err := runBench(&lines, &tileTimer{}, dev, cases, nil, write, "f32", 2); err == nil || !strings.Contains(err.Error(), "cannot time chains") {
 		t.Errorf("a plain timer: %v", err)
 	}
 	tm := &chainTimer{}
-	if err := runBench(&lines, tm, dev, cases, nil, write, "bf16"); err != nil {
+	if err := runBench(&lines, tm, dev, cases, nil, write, "bf16", 2); err != nil {
 		t.Fatal(err)
 	}
 	if len(tm.chains) != 8 || tm.chains[0] != nil || len(tm.chains[1]) != 1 || tm.chains[1][0] != 0 {

@@ -14,7 +14,7 @@ import (
 func newTuneCmd() *cobra.Command {
 	var arch, families, shapes, quantShapes, dtypes, cachePath, launch string
 	var modules []string
-	var reps int
+	var reps, rounds int
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Time the eligible variants on this GPU and record the fastest per op in the tuning cache",
@@ -58,7 +58,7 @@ gen bench); a case the family does not serve is reported and skipped.`,
 			ops := 0
 			for _, c := range cases {
 				op := c.Op()
-				trs, err := kruntime.Tune(r, dev, []kruntime.Op{op}, cache)
+				trs, err := kruntime.TuneRounds(r, dev, []kruntime.Op{op}, cache, rounds)
 				if why, ok := bench.NotEligible(err); ok {
 					fmt.Fprintln(w, why)
 					continue
@@ -90,6 +90,7 @@ gen bench); a case the family does not serve is reported and skipped.`,
 	cmd.Flags().StringVar(&dtypes, "dtypes", "bf16", "comma-separated dtypes")
 	cmd.Flags().StringVar(&cachePath, "cache", kruntime.DefaultTuneCachePath(), "tuning cache file")
 	cmd.Flags().IntVar(&reps, "reps", 20, "timed repetitions per variant (median)")
+	cmd.Flags().IntVar(&rounds, "rounds", kruntime.DefaultTuneRounds, "times the candidate list is timed, every other round in reverse order; each variant keeps its fastest round's median")
 	cmd.Flags().StringVar(&launch, "launch", "graph", "graph (timed launches captured into a CUDA graph, as engines run decode) or eager")
 	return cmd
 }

@@ -39,7 +39,14 @@ type Measurement struct {
 // family or with no eligible variant fails with runtime's
 // *NotEligibleError or *NoVariantError (see NotEligible).
 func Measure(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache *kruntime.TuneCache) (*Measurement, error) {
-	trs, err := kruntime.Tune(t, dev, []kruntime.Op{op}, cache)
+	return MeasureRounds(t, dev, op, cache, kruntime.DefaultTuneRounds)
+}
+
+// MeasureRounds is Measure with the candidates timed in rounds rounds
+// (runtime.TuneRounds: every other round in reverse order, each variant's
+// fastest round kept).
+func MeasureRounds(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache *kruntime.TuneCache, rounds int) (*Measurement, error) {
+	trs, err := kruntime.TuneRounds(t, dev, []kruntime.Op{op}, cache, rounds)
 	if err != nil {
 		return nil, err
 	}
