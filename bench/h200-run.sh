@@ -6,6 +6,7 @@
 #           compute-sanitizer memcheck on tail shapes
 #   verifycuda  the CUDA half of verify, and memcheck of one tensor-core variant
 #   cublas  cuBLAS (torch) and copy/read bandwidth for the GEMV suite
+#           (CUBLAS_SHAPES, default bench/decode-shapes.yaml)
 #   cuda    GEMV bench, CUDA path, bf16, graph-timed (captured once, replays
 #           timed, as engines run decode)   fp8     the same, fp8e4m3_bf16
 #   eager   the cuda phase with --launch eager (host launches in the timed
@@ -17,7 +18,8 @@
 #           quantizer on f32 activations (--pair f32: pair_us), then ggml's Vulkan
 #           mul_mat_vec on the same weight types (.peers/ggml-vulkan, carried) as the peer
 #   suite   GEMV bf16 on the grown suite (SUITE, default bench/decode-shapes.yaml),
-#           CUDA graph-timed and Vulkan, every candidate's time (selection fitting)
+#           CUDA graph-timed and Vulkan, every candidate's time (selection fitting),
+#           in ROUNDS rounds (default 2: the second in reverse order)
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
 # Vulkan loader .debs). Everything lands in $OUT/r and, packed, $OUT/r.tgz
 # (the device tool returns at most 8 files). Each phase has a time budget
@@ -98,7 +100,7 @@ for phase in "$@"; do
     memcheck ${MEMCHECK:-gemv_bf16_p8_r16_t8_mmask4 gemv_fp8e4m3_bf16_p8_r16_t2_mma128 gemv_f16_p8_r16_t4_mma512} ;;
   cublas)
     log "cublas"
-    PYTHONUNBUFFERED=1 timeout "$(budget cublas 300)" python3 bench/cublas.py bench/decode-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
+    PYTHONUNBUFFERED=1 timeout "$(budget cublas 300)" python3 bench/cublas.py "${CUBLAS_SHAPES:-bench/decode-shapes.yaml}" "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
     tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt" ;;
   cuda|fp8|eager)
     build; d=bf16; [ $phase = fp8 ] && d=fp8e4m3_bf16; lm=graph; [ $phase = eager ] && lm=eager
@@ -135,9 +137,9 @@ for phase in "$@"; do
   suite)
     build
     log "bench suite cuda"
-    timeout "$(budget suite 240)" bin/gen bench --backend cuda --module "$GEMV" --reps "${REPS:-20}" --dtypes "${SUITE_DTYPES:-bf16}" --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-cuda.json" > "$r/suite-cuda.txt" 2>&1
+    timeout "$(budget suite 240)" bin/gen bench --backend cuda --module "$GEMV" --reps "${REPS:-20}" --rounds "${ROUNDS:-2}" --dtypes "${SUITE_DTYPES:-bf16}" --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-cuda.json" > "$r/suite-cuda.txt" 2>&1
     log "suite cuda exit $? ($(grep -c heuristic "$r/suite-cuda.txt") cases)"
-    timeout "$(budget suitevk 200)" bin/gen bench --backend vulkan --reps "${REPS:-20}" --dtypes "${SUITE_DTYPES:-bf16}" --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-vulkan.json" > "$r/suite-vulkan.txt" 2>&1
+    timeout "$(budget suitevk 200)" bin/gen bench --backend vulkan --reps "${REPS:-20}" --rounds "${ROUNDS:-2}" --dtypes "${SUITE_DTYPES:-bf16}" --shapes "${SUITE:-bench/decode-shapes.yaml}" --out "$r/suite-vulkan.json" > "$r/suite-vulkan.txt" 2>&1
     log "suite vulkan exit $? ($(grep -c heuristic "$r/suite-vulkan.txt") cases)" ;;
   tune)
     build
