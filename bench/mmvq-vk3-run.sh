@@ -7,8 +7,10 @@
 #      every tile, --pair f32
 #   2. gen verify --backend vulkan --family mmvq (every variant)
 #   3. gen bench --timing ggml (the op repeated on the same buffers in one
-#      command buffer, host wall clock / repeats, as test-backend-ops), the
-#      OpSDot tiles only (KGEN_FORCE=mmvq:dot=khr), --pair f32
+#      command buffer, host wall clock / repeats, as test-backend-ops),
+#      --pair f32 (KGEN_FORCE=mmvq:dot=khr narrows only the heuristic pick:
+#      runtime.Tune still sweeps every tile, so in run 02vk3 this step ran
+#      out of its budget after 13 of 18 cases)
 #   4. ggml's test-backend-ops on the same weight types (.peers/ggml-vulkan,
 #      carried), with whatever is left (>= 120 s when 1-3 run as planned)
 # Each step has a budget under DEADLINE (seconds from the start, default 250).
