@@ -19,7 +19,7 @@ import (
 const rowsDtypes = "f32,bf16"
 
 func newBenchCmd() *cobra.Command {
-	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch, pair string
+	var backend, arch, shapes, quantShapes, families, dtypes, out, tunePath, launch, pair, timing string
 	var modules []string
 	var reps, rotateMiB, rounds int
 	cmd := &cobra.Command{
@@ -54,7 +54,19 @@ measured variant, one pair per buffer copy in the same timed pass (one CUDA
 graph; one Vulkan command buffer, a barrier between the two dispatches),
 the quantizer's output bound as the GEMV's input. The record gets pair_us,
 pair_producer, pair_consumer and producer_us (the producer alone); give
---module the producer's module too on CUDA.`,
+--module the producer's module too on CUDA.
+
+--timing ggml (Vulkan) times every variant as ggml's test-backend-ops perf
+mode times an op, for a ratio to ggml timed the same way: one copy of every
+buffer (the same weights every dispatch: a set under the L2 stays there),
+the op repeated in one command buffer as many times as test-backend-ops
+repeats it in its graph (2mnk-flop ops: min(8191, 1e11 / flops) + 1; the
+record's dispatches), a barrier between dispatches, host wall clock from
+submit to the fence wait over the dispatches (median of --reps submissions
+after one warm-up). With --pair the producer runs once per submission, then
+the repeated consumer: ggml quantizes a matmul's f32 activations to Q8_1
+once per graph and reuses them for every repeat on the same input. The
+JSON records "timing"; the default, rotate, is the timing described above.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
   gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
   gen bench --backend cuda --module gemv_part1.cubin,gemv_part2.cubin --module gemv_part3.cubin --out cuda.json
@@ -63,7 +75,8 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
   nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q81.cubin generated/hip/quant_q8_1_sm90.hip
   gen bench --family quant_q8k,quant_q8_1 --backend cuda --module q8k.cubin,q81.cubin --dtypes f32,bf16 --out quant-cuda.json
   gen bench --family quant_q8k,quant_q8_1 --backend vulkan --out quant-vulkan.json
-  gen bench --family mmvq --dtypes q4_k --pair f32 --backend cuda --module mmvq.cubin,q81.cubin --out mmvq-pair.json`,
+  gen bench --family mmvq --dtypes q4_k --pair f32 --backend cuda --module mmvq.cubin,q81.cubin --out mmvq-pair.json
+  gen bench --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --pair f32 --backend vulkan --timing ggml --reps 5 --out mmvq-ggml-style.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cases, err := loadCases(splitList(families), shapes, quantShapes, dtypes, cmd.Flags().Changed("dtypes"))
@@ -74,6 +87,15 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 				if err := bench.CheckPair(splitList(families), pair); err != nil {
 					return &exitError{2, fmt.Errorf("--pair: %w", err)}
 				}
+			}
+			if err := bench.CheckTiming(timing); err != nil {
+				return &exitError{2, fmt.Errorf("--timing: %w", err)}
+			}
+			if timing == "" {
+				timing = bench.TimingRotate
+			}
+			if timing == bench.TimingGGML && backend != "vulkan" {
+				return &exitError{2, fmt.Errorf("--timing ggml: Vulkan only (ggml's peer is its Vulkan backend); --backend is %q", backend)}
 			}
 			mode, err := bench.ParseLaunchMode(launch)
 			if err != nil {
@@ -109,7 +131,7 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 				}
 				defer vr.Close()
 				dev = vr.Device()
-				t := &bench.VulkanTimer{Dev: d, R: vr, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20}
+				t := &bench.VulkanTimer{Dev: d, R: vr, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20, Timing: timing}
 				defer t.Close()
 				timer = t
 			default:
@@ -120,7 +142,7 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
 			write := func(results []bench.Record, skipped []bench.Skipped) error {
-				return writeBench(out, dev, backend, string(mode), reps, rounds, results, skipped)
+				return writeBench(out, dev, backend, string(mode), timing, reps, rounds, results, skipped)
 			}
 			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write, pair, rounds); err != nil {
 				return err
@@ -144,6 +166,7 @@ pair_producer, pair_consumer and producer_us (the producer alone); give
 	cmd.Flags().StringVar(&launch, "launch", "graph", "cuda: graph (the timed launches captured once into a CUDA graph, replays timed, as engines run decode) or eager (each launch from the host); Vulkan always records the dispatches in one command buffer")
 	cmd.Flags().IntVar(&rotateMiB, "rotate-mib", 512, "MiB a timed pass touches at least: in and out buffers rotated over up to 64 copies (past the L2)")
 	cmd.Flags().StringVar(&pair, "pair", "", "also time each case after its producer (fed_by families: the quantizer, on activations of this dtype: f32, f16 or bf16), in one timed pass")
+	cmd.Flags().StringVar(&timing, "timing", bench.TimingRotate, "rotate (device timestamps, buffers rotated past the L2) or ggml (Vulkan: the op repeated on the same buffers in one command buffer, host wall clock / repeats, as ggml's test-backend-ops perf mode)")
 	cmd.Flags().StringVar(&tunePath, "tune-cache", "", "also record the tuned picks in this tuning cache file")
 	return cmd
 }
@@ -274,10 +297,11 @@ func dedup(list []string) []string {
 }
 
 // writeBench writes a run's JSON: the device, how it was timed (launch,
-// reps: the median's sample count; rounds: how many times each was timed), the results and, when there are any,
-// the cases not timed (not_eligible).
-func writeBench(path string, dev kruntime.Device, backend, launch string, reps, rounds int, results []bench.Record, skipped []bench.Skipped) error {
-	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "reps": reps, "rounds": max(rounds, 1), "results": results}
+// timing, reps: the median's sample count; rounds: how many times each was
+// timed), the results and, when there are any, the cases not timed
+// (not_eligible).
+func writeBench(path string, dev kruntime.Device, backend, launch, timing string, reps, rounds int, results []bench.Record, skipped []bench.Skipped) error {
+	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "timing": timing, "reps": reps, "rounds": max(rounds, 1), "results": results}
 	if len(skipped) > 0 {
 		doc["not_eligible"] = skipped
 	}

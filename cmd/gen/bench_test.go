@@ -50,7 +50,7 @@ func TestRunBench(t *testing.T) {
 	writes := 0
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
 		writes++
-		return writeBench(out, dev, "cuda", "graph", 20, 2, rs, sk)
+		return writeBench(out, dev, "cuda", "graph", "rotate", 20, 2, rs, sk)
 	}
 	tm := &tileTimer{}
 	if err := runBench(&lines, tm, dev, cases, nil, write, "", 2); err != nil {
@@ -160,7 +160,7 @@ func TestRunBenchPair(t *testing.T) {
 	}
 	out := filepath.Join(dir, "pair.json")
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
-		return writeBench(out, dev, "cuda", "graph", 20, 2, rs, sk)
+		return writeBench(out, dev, "cuda", "graph", "rotate", 20, 2, rs, sk)
 	}
 	var lines strings.Builder
 	if err := runBench(&lines, &tileTimer{}, dev, cases, nil, write, "f32", 2); err == nil || !strings.Contains(err.Error(), "cannot time chains") {

@@ -81,7 +81,6 @@ uvec2 scale_min(uvec4 h, uint j) {
   if (j < 4u) return uvec2(sbyte(h, j) & 63u, sbyte(h, j + 4u) & 63u);
   return uvec2((sbyte(h, j + 4u) & 15u) | ((sbyte(h, j - 4u) >> 6) << 4), (sbyte(h, j + 4u) >> 4) | ((sbyte(h, j) >> 6) << 4));
 }
-
 WU loadW(uint row, uint u, uint U) {
   const uint b = (row * U + u) / UPB, c = (row * U + u) % UPB;
   const uvec4 h = w4[b * 9u];
@@ -141,12 +140,16 @@ void main() {
     for (uint t = 0u; t < TOKENS; ++t) acc[t] = 0.0;
     for (uint u = me; u < U; u += lanes) {
       const WU wu = loadW(n, u, U);
-      for (uint t = 0u; t < TOKENS; ++t) acc[t] += dotUnit(wu, loadX(min(t, T - 1u), u, XB));
+      // tokens past T (uniform) are skipped
+      for (uint t = 0u; t < TOKENS; ++t) {
+        if (t < T) acc[t] += dotUnit(wu, loadX(t, u, XB));
+      }
     }
     const uint row = gl_WorkGroupID.x * ROWS + r;
     for (uint t = 0u; t < TOKENS; ++t) {
+      if (t >= T) continue;
       float s = subgroupAdd(acc[t]);
-      if (me == 0u && t < T && row < N) y[t * N + row] = s;
+      if (me == 0u && row < N) y[t * N + row] = s;
     }
   }
 }

@@ -77,7 +77,6 @@ uvec2 scale_min(uvec4 h, uint j) {
   if (j < 4u) return uvec2(sbyte(h, j) & 63u, sbyte(h, j + 4u) & 63u);
   return uvec2((sbyte(h, j + 4u) & 15u) | ((sbyte(h, j - 4u) >> 6) << 4), (sbyte(h, j + 4u) >> 4) | ((sbyte(h, j) >> 6) << 4));
 }
-
 WU loadW(uint row, uint u, uint U) {
   const uint b = (row * U + u) / UPB, c = (row * U + u) % UPB;
   const uvec4 h = w4[b * 9u];
@@ -135,13 +134,17 @@ void main() {
   for (uint u = ubeg + tid; u < uend; u += WG) {
     WU wu[ROWS];
     for (uint r = 0u; r < ROWS; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
+    // tokens past T (uniform) are skipped
     for (uint t = 0u; t < TOKENS; ++t) {
-      const XU xu = loadX(min(t, T - 1u), u, XB);
+      if (t >= T) continue;
+      const XU xu = loadX(t, u, XB);
       for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
     }
   }
-  // Reduce within each subgroup, then across subgroups in subgroup order.
+  // Reduce within each subgroup, then across subgroups in subgroup order
+  // (tokens past T: nothing to reduce).
   for (uint i = 0u; i < ROWS * TOKENS; ++i) {
+    if (i % TOKENS >= T) continue;
     float s = subgroupAdd(acc[i]);
     if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;
   }

@@ -155,12 +155,16 @@ void main() {
     for (uint t = 0u; t < TOKENS; ++t) acc[t] = 0.0;
     for (uint u = me; u < U; u += lanes) {
       const WU wu = loadW(n, u, U);
-      for (uint t = 0u; t < TOKENS; ++t) acc[t] += dotUnit(wu, loadX(min(t, T - 1u), u, XB));
+      // tokens past T (uniform) are skipped
+      for (uint t = 0u; t < TOKENS; ++t) {
+        if (t < T) acc[t] += dotUnit(wu, loadX(t, u, XB));
+      }
     }
     const uint row = gl_WorkGroupID.x * ROWS + r;
     for (uint t = 0u; t < TOKENS; ++t) {
+      if (t >= T) continue;
       float s = subgroupAdd(acc[t]);
-      if (me == 0u && t < T && row < N) y[t * N + row] = s;
+      if (me == 0u && row < N) y[t * N + row] = s;
     }
   }
 }

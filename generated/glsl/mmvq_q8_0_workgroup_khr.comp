@@ -124,13 +124,17 @@ void main() {
   for (uint u = ubeg + tid; u < uend; u += WG) {
     WU wu[ROWS];
     for (uint r = 0u; r < ROWS; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
+    // tokens past T (uniform) are skipped
     for (uint t = 0u; t < TOKENS; ++t) {
-      const XU xu = loadX(min(t, T - 1u), u, XB);
+      if (t >= T) continue;
+      const XU xu = loadX(t, u, XB);
       for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
     }
   }
-  // Reduce within each subgroup, then across subgroups in subgroup order.
+  // Reduce within each subgroup, then across subgroups in subgroup order
+  // (tokens past T: nothing to reduce).
   for (uint i = 0u; i < ROWS * TOKENS; ++i) {
+    if (i % TOKENS >= T) continue;
     float s = subgroupAdd(acc[i]);
     if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;
   }

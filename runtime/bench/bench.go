@@ -133,7 +133,12 @@ func (r *Runner) Time(v *table.Variant, op kruntime.Op) (float64, error) {
 // median runs 3 warm-up passes, then max(reps, 1) timed ones, and returns
 // the median pass time divided by the launches of a pass.
 func median(reps, launches int, time func(reps int) ([]float64, error)) (float64, error) {
-	if _, err := time(3); err != nil {
+	return medianAfter(3, reps, launches, time)
+}
+
+// medianAfter is median after warm warm-up passes.
+func medianAfter(warm, reps, launches int, time func(reps int) ([]float64, error)) (float64, error) {
+	if _, err := time(warm); err != nil {
 		return 0, fmt.Errorf("warm-up: %w", err)
 	}
 	ts, err := time(max(reps, 1))

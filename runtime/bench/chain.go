@@ -155,6 +155,8 @@ func (r *Runner) TimeChain(c *kruntime.Chain, steps ...int) (float64, error) {
 // TimeChain implements ChainTimer with Vulkan timestamps: every round's
 // dispatches in one command buffer, a compute-to-compute barrier before
 // each (vulkan.Device.Time), so a consumer reads what its producer wrote.
+// Under TimingGGML: the producers once, then GGMLRuns consumer dispatches
+// on one copy of the buffers, by host wall clock, divided by GGMLRuns.
 func (t *VulkanTimer) TimeChain(c *kruntime.Chain, steps ...int) (float64, error) {
 	sel, err := chainSteps(c, steps)
 	if err != nil {
@@ -167,23 +169,49 @@ func (t *VulkanTimer) TimeChain(c *kruntime.Chain, steps ...int) (float64, error
 		}
 	}
 	if t.pool == nil {
-		t.pool = &pool[*vulkan.Buffer]{mem: vulkanMem{t.Dev}, rng: t.Rng, target: t.RotateBytes}
+		t.pool = t.newPool()
 	}
 	p := t.pool
 	slots, err := prepareChain(p, c)
 	if err != nil {
 		return 0, err
 	}
+	dispatch := func(s int, copyBufs []*vulkan.Buffer) vulkan.Dispatch {
+		l := c.Steps[s].Launch
+		bs := make([]*vulkan.Buffer, len(slots[s]))
+		for j, k := range slots[s] {
+			bs[j] = copyBufs[k]
+		}
+		return vulkan.Dispatch{Pipeline: pls[s], Buffers: bs, Push: l.Push(), Groups: l.Groups}
+	}
+	if t.ggml() {
+		// ggml's way: the producers once, then the consumer GGMLRuns
+		// times (the selected producers GGMLRuns times when the consumer
+		// is not selected), on one copy of the buffers.
+		runs := t.runs(c.Op, p.perCopy)
+		last := len(c.Steps) - 1
+		var ds []vulkan.Dispatch
+		if sel[len(sel)-1] == last {
+			for _, s := range sel[:len(sel)-1] {
+				ds = append(ds, dispatch(s, p.buffers(0)))
+			}
+			for i := 0; i < runs; i++ {
+				ds = append(ds, dispatch(last, p.buffers(0)))
+			}
+		} else {
+			for i := 0; i < runs; i++ {
+				for _, s := range sel {
+					ds = append(ds, dispatch(s, p.buffers(0)))
+				}
+			}
+		}
+		return medianAfter(1, t.Reps, runs, func(reps int) ([]float64, error) { return t.timeHost(reps, ds) })
+	}
 	var ds []vulkan.Dispatch
 	for i := 0; i < p.n; i++ {
 		copyBufs := p.buffers(i)
 		for _, s := range sel {
-			l := c.Steps[s].Launch
-			bs := make([]*vulkan.Buffer, len(slots[s]))
-			for j, k := range slots[s] {
-				bs[j] = copyBufs[k]
-			}
-			ds = append(ds, vulkan.Dispatch{Pipeline: pls[s], Buffers: bs, Push: l.Push(), Groups: l.Groups})
+			ds = append(ds, dispatch(s, copyBufs))
 		}
 	}
 	return median(t.Reps, p.n, func(reps int) ([]float64, error) { return t.time(reps, ds) })

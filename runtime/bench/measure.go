@@ -30,7 +30,11 @@ type Measurement struct {
 	Baseline *table.Variant
 	// RotatedBytes is what a timed pass touched (0: the timer does not say).
 	RotatedBytes int64
-	TuneSeconds  float64
+	// Dispatches is the dispatches of one variant a timed pass held when
+	// the timer repeats the op on the same buffers (VulkanTimer under
+	// TimingGGML); 0 otherwise.
+	Dispatches  int
+	TuneSeconds float64
 }
 
 // Measure times op on dev through runtime.Tune (the heuristic pick and the
@@ -101,6 +105,9 @@ func MeasureRounds(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache 
 	m.Buffers = l.Buffers
 	if r, ok := t.(interface{ Rotated(kruntime.Op) int64 }); ok {
 		m.RotatedBytes = r.Rotated(op)
+	}
+	if r, ok := t.(interface{ Dispatches(kruntime.Op) int }); ok {
+		m.Dispatches = r.Dispatches(op)
 	}
 	m.TuneSeconds = tr.Elapsed.Seconds()
 	return m, nil
@@ -191,6 +198,9 @@ type Result struct {
 	// RotatedBytes is what a timed pass touched: the bytes above times the
 	// buffer copies it rotated over.
 	RotatedBytes int64 `json:"rotated_bytes,omitempty"`
+	// Dispatches is the dispatches of one variant per timed pass under
+	// --timing ggml (the op repeated on the same buffers), else absent.
+	Dispatches int `json:"dispatches,omitempty"`
 	// Times is every timed candidate's median in us by variant name (the
 	// heuristic and tuned picks included), for evaluating selection rules
 	// offline (go run ./cmd/benchreport -eval).
@@ -203,7 +213,7 @@ func (c Case) Record(m *Measurement) Record { return c.result(m) }
 func (c Case) result(m *Measurement) *Result {
 	return &Result{Case: c, WeightBytes: m.WeightBytes(), Bytes: m.InputBytes() + m.OutputBytes(),
 		Heuristic: m.Heuristic, HeuristicUS: m.HeuristicUS, Tuned: m.Tuned, TunedUS: m.TunedUS, Candidates: len(m.Times),
-		TunedGBps: m.GBps(m.TunedUS), HeuristicGBps: m.GBps(m.HeuristicUS), TuneSeconds: m.TuneSeconds, RotatedBytes: m.RotatedBytes, Times: m.Times}
+		TunedGBps: m.GBps(m.TunedUS), HeuristicGBps: m.GBps(m.HeuristicUS), TuneSeconds: m.TuneSeconds, RotatedBytes: m.RotatedBytes, Dispatches: m.Dispatches, Times: m.Times}
 }
 
 // Line implements Record.
@@ -230,12 +240,14 @@ type QuantResult struct {
 	// RotatedBytes is what a timed pass touched: input and output times
 	// the buffer copies it rotated over (at least 512 MiB on CUDA unless
 	// the 64 copies allowed touch less).
-	RotatedBytes int64   `json:"rotated_bytes"`
-	Heuristic    string  `json:"heuristic"`
-	HeuristicUS  float64 `json:"heuristic_us"`
-	Tuned        string  `json:"tuned"`
-	TunedUS      float64 `json:"tuned_us"`
-	Candidates   int     `json:"candidates"`
+	RotatedBytes int64 `json:"rotated_bytes"`
+	// Dispatches: as Result's.
+	Dispatches  int     `json:"dispatches,omitempty"`
+	Heuristic   string  `json:"heuristic"`
+	HeuristicUS float64 `json:"heuristic_us"`
+	Tuned       string  `json:"tuned"`
+	TunedUS     float64 `json:"tuned_us"`
+	Candidates  int     `json:"candidates"`
 	// Times is every timed variant's median in us by name; TileUS the same
 	// by tile (thread, sg, multi, wg).
 	Times  map[string]float64 `json:"times"`
@@ -268,7 +280,7 @@ func tileOf(v *table.Variant) string {
 func (c QuantCase) Record(m *Measurement) Record { return c.result(m) }
 
 func (c QuantCase) result(m *Measurement) *QuantResult {
-	res := &QuantResult{QuantCase: c, InputBytes: m.InputBytes(), OutputBytes: m.OutputBytes(), RotatedBytes: m.RotatedBytes,
+	res := &QuantResult{QuantCase: c, InputBytes: m.InputBytes(), OutputBytes: m.OutputBytes(), RotatedBytes: m.RotatedBytes, Dispatches: m.Dispatches,
 		Heuristic: m.Heuristic, HeuristicUS: m.HeuristicUS, Tuned: m.Tuned, TunedUS: m.TunedUS, Candidates: len(m.Times),
 		Times: m.Times, TileUS: map[string]float64{}, TuneSeconds: m.TuneSeconds}
 	res.Bytes = res.InputBytes + res.OutputBytes

@@ -159,3 +159,66 @@ func TestVulkanTimerOnLavapipe(t *testing.T) {
 		}
 	}
 }
+
+// TestGGMLRuns: test-backend-ops' repeat counts for ggml's quantized
+// shape (4096 x 14336: 852 at n = 1, 107 at n = 8) and its cap.
+func TestGGMLRuns(t *testing.T) {
+	for _, c := range []struct {
+		op    kruntime.Op
+		bytes int64
+		want  int
+	}{
+		{kruntime.Op{Family: "mmvq", M: 1, N: 4096, K: 14336}, 0, 852},
+		{kruntime.Op{Family: "mmvq", M: 4, N: 4096, K: 14336}, 0, 213},
+		{kruntime.Op{Family: "mmvq", M: 8, N: 4096, K: 14336}, 0, 107},
+		{kruntime.Op{Family: "gemv", M: 1, N: 64, K: 64}, 0, 8192},
+		{kruntime.Op{Family: "quant_q8_1", M: 1, K: 4096}, 1 << 30, 33},
+	} {
+		if got := GGMLRuns(c.op, c.bytes); got != c.want {
+			t.Errorf("%v: %d, want %d", c.op, got, c.want)
+		}
+	}
+}
+
+// TestVulkanTimerGGMLOnLavapipe: under TimingGGML the timer holds one copy
+// of each buffer, repeats the dispatch (MaxRuns here), records it, and a
+// pair's producer still feeds the repeated consumer (its output checked
+// against the reference after the timing).
+func TestVulkanTimerGGMLOnLavapipe(t *testing.T) {
+	t.Setenv(kruntime.TuneCacheEnv, "off")
+	d, pipes := openLavapipe(t)
+	dev := pipes.Device()
+	tm := &VulkanTimer{Dev: d, R: pipes, Reps: 2, Rng: rand.New(rand.NewPCG(3, 4)), Timing: TimingGGML, MaxRuns: 3}
+	defer tm.Close()
+	c := Case{Family: "mmvq", Model: "m", Layer: "l", N: 37, K: 256, M: 2, Dtype: "q8_0"}
+	m, err := Measure(tm, dev, c.Op(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.result(m)
+	if tm.pool.n != 1 || r.Dispatches != 3 || r.RotatedBytes != r.Bytes || r.TunedUS <= 0 {
+		t.Errorf("copies %d, dispatches %d, rotated %d of %d bytes, %g us", tm.pool.n, r.Dispatches, r.RotatedBytes, r.Bytes, r.TunedUS)
+	}
+	p, err := MeasurePair(tm, dev, m, "f32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Skipped != "" || p.US <= 0 || p.ProducerUS <= 0 {
+		t.Fatalf("%+v", p)
+	}
+	// The chain's last pass left the quantizer's Q8_1 of the f32 input in X
+	// (consumer buffer 1) and the GEMV of it in Y (buffer 2).
+	bs := tm.pool.buffers(0)
+	in := download(t, bs[5], 2*256*4)
+	x := make([]float32, 2*256)
+	for k := range x {
+		x[k] = math.Float32frombits(binary.LittleEndian.Uint32(in[4*k:]))
+	}
+	var want []byte
+	for row := 0; row < 2; row++ {
+		want = append(want, ref.QuantizeQ8_1(x[row*256:(row+1)*256], 256)...)
+	}
+	if got := download(t, bs[1], len(want)); string(got) != string(want) {
+		t.Fatalf("X differs from the quantizer's reference at byte %d", ref.FirstByteMismatch(got, want))
+	}
+}

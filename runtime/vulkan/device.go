@@ -235,8 +235,15 @@ func (d *Device) usable() error {
 // so that writes from earlier submissions (shader or transfer) are visible
 // to this one; a fence wait alone does not guarantee that.
 func (d *Device) submit(record func(cb uintptr) error) error {
+	_, err := d.submitTimed(record)
+	return err
+}
+
+// submitTimed is submit, also returning the host wall clock from just
+// before vkQueueSubmit to the return of the fence wait (recording excluded).
+func (d *Device) submitTimed(record func(cb uintptr) error) (time.Duration, error) {
 	if err := d.usable(); err != nil {
-		return err
+		return 0, err
 	}
 	var pn runtime.Pinner
 	defer pn.Unpin()
@@ -248,7 +255,7 @@ func (d *Device) submit(record func(cb uintptr) error) error {
 	})
 	cb := pin(&pn, new(uintptr))
 	if err := check("vkAllocateCommandBuffers", d.fn.AllocateCommandBuffers(d.handle, alloc, cb)); err != nil {
-		return err
+		return 0, err
 	}
 	inFlight := false
 	defer func() {
@@ -260,26 +267,27 @@ func (d *Device) submit(record func(cb uintptr) error) error {
 	}()
 	begin := pin(&pn, &vkCommandBufferBeginInfo{sType: stCommandBufferBeginInfo, flags: commandBufferUsageOneTimeSubmit})
 	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(*cb, begin)); err != nil {
-		return err
+		return 0, err
 	}
 	d.memoryBarrier(*cb,
 		pipelineStageTransfer|pipelineStageComputeShader, accessTransferWrite|accessShaderWrite,
 		pipelineStageTransfer|pipelineStageComputeShader, accessTransferRead|accessTransferWrite|accessShaderRead|accessShaderWrite)
 	if err := record(*cb); err != nil {
-		return err
+		return 0, err
 	}
 	if err := check("vkEndCommandBuffer", d.fn.EndCommandBuffer(*cb)); err != nil {
-		return err
+		return 0, err
 	}
 	if err := check("vkResetFences", d.fn.ResetFences(d.handle, 1, &d.fence)); err != nil {
-		return err
+		return 0, err
 	}
+	start := time.Now()
 	si := pin(&pn, &vkSubmitInfo{sType: stSubmitInfo, commandBufferCount: 1, pCommandBuffers: cb})
 	if err := check("vkQueueSubmit", d.fn.QueueSubmit(d.queue, 1, si, d.fence)); err != nil {
 		if err.(*Error).Result == vkErrorDeviceLost {
 			d.lost = err
 		}
-		return err
+		return 0, err
 	}
 	timeout := ^uint64(0) // no limit
 	if d.timeout > 0 {
@@ -290,13 +298,13 @@ func (d *Device) submit(record func(cb uintptr) error) error {
 	case r == vkTimeout:
 		inFlight = true
 		d.lost = fmt.Errorf("%w: vkWaitForFences: VK_TIMEOUT (2) after %v; the device is no longer usable", ErrDeviceLost, d.timeout)
-		return d.lost
+		return 0, d.lost
 	case r != vkSuccess:
 		inFlight = true
 		d.lost = check("vkWaitForFences", r)
-		return d.lost
+		return 0, d.lost
 	}
-	return nil
+	return time.Since(start), nil
 }
 
 // memoryBarrier records a global memory barrier.

@@ -118,6 +118,46 @@ func (d *Device) Time(ds []Dispatch, reps int) ([]float64, error) {
 	return ns, nil
 }
 
+// TimeHost submits reps command buffers, each recording the dispatch list
+// once (a barrier between dispatches, as Run), and returns each one's host
+// wall clock in nanoseconds: from just before vkQueueSubmit to the return
+// of the fence wait, recording excluded. This is how a host that submits a
+// graph of many dispatches and waits sees it (ggml's test-backend-ops
+// times a graph so); divide by the dispatches for a time per dispatch.
+func (d *Device) TimeHost(ds []Dispatch, reps int) ([]float64, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("vulkan: TimeHost: reps %d must be at least 1", reps)
+	}
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("vulkan: TimeHost: no dispatches")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if err := d.validate(ds); err != nil {
+		return nil, err
+	}
+	sets, err := d.allocSets(ds)
+	if err != nil {
+		return nil, err
+	}
+	defer d.desc.reset(d)
+	ns := make([]float64, reps)
+	for r := range ns {
+		el, err := d.submitTimed(func(cb uintptr) error {
+			d.recordDispatches(cb, ds, sets, false)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		ns[r] = float64(el.Nanoseconds())
+	}
+	return ns, nil
+}
+
 // validate checks everything the driver would not check (or would crash
 // on) before anything is recorded. Callers hold d.mu.
 func (d *Device) validate(ds []Dispatch) error {

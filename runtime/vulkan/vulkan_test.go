@@ -537,6 +537,43 @@ func TestTime(t *testing.T) {
 	}
 }
 
+// TestTimeHost: host wall clock per submitted command buffer of repeated
+// dispatches on the same buffers (gen bench --timing ggml).
+func TestTimeHost(t *testing.T) {
+	_, d := openTest(t)
+	p, err := d.NewPipeline(compileGLSL(t, scaleShader), "main", []SpecConst{{0, 3}}, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Destroy()
+	const n = 1 << 12
+	a, y := mustBuffer(t, d, 4*n), mustBuffer(t, d, 4*n)
+	if err := a.Fill(5); err != nil {
+		t.Fatal(err)
+	}
+	x := Dispatch{Pipeline: p, Buffers: []*Buffer{a, y}, Push: push2(1, n), Groups: [3]uint32{n / 64, 1, 1}}
+	ns, err := d.TimeHost([]Dispatch{x, x, x, x}, 3)
+	if err != nil {
+		t.Fatalf("TimeHost: %v", err)
+	}
+	if len(ns) != 3 {
+		t.Fatalf("TimeHost returned %d values, want 3", len(ns))
+	}
+	for i, v := range ns {
+		if !(v > 0 && v < 1e9) {
+			t.Fatalf("submission %d took %v ns", i, v)
+		}
+	}
+	for i, w := range u32s(download(t, y, 4*n)) {
+		if w != 16 {
+			t.Fatalf("after TimeHost: y[%d] = %d, want 16", i, w)
+		}
+	}
+	if _, err := d.TimeHost([]Dispatch{x}, 0); err == nil {
+		t.Fatal("TimeHost with 0 reps succeeded")
+	}
+}
+
 func TestInvalidUse(t *testing.T) {
 	_, d := openTest(t)
 	spv := compileGLSL(t, scaleShader)
