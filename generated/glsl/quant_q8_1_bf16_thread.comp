@@ -15,6 +15,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 
+layout(constant_id = 2) const uint PASSES = 1;
 layout(constant_id = 1) const uint WAVES = 1;
 layout(constant_id = 0) const uint WG = 64;
 layout(local_size_x_id = 0) in;

@@ -14,7 +14,9 @@
 // to half, nearest even.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 
+layout(constant_id = 2) const uint PASSES = 1;
 layout(constant_id = 1) const uint WAVES = 1;
 layout(constant_id = 0) const uint WG = 64;
 layout(local_size_x_id = 0) in;
@@ -356,14 +358,14 @@ void main() {
     uint xb[MAXE];
     const uint PER = 8u;
     if (pc.K % PER == 0u) {
-      for (uint c = 0u; c < MAXE / PER; ++c) {
+      [[unroll]] for (uint c = 0u; c < MAXE / PER; ++c) {
         if (c < E / PER) {
           const uvec4 w = k0 + c * PER < pc.K ? x4[(off + c * PER) / PER] : uvec4(0u);
-          for (uint j = 0u; j < PER; ++j) xb[c * PER + j] = xdec(w, j);
+          [[unroll]] for (uint j = 0u; j < PER; ++j) xb[c * PER + j] = xdec(w, j);
         }
       }
     } else {
-      for (uint j = 0u; j < MAXE; ++j) {
+      [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
         if (j < E) xb[j] = k0 + j < pc.K ? xbits(off + j) : 0u;
       }
     }
@@ -371,7 +373,7 @@ void main() {
     // every element NaN); small: the least |x| - 1 (0 wraps to the top).
     int kmax = 0;
     uint small = 0xFFFFFFFFu;
-    for (uint j = 0u; j < MAXE; ++j) {
+    [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
       if (j < E) {
         const uint a = xb[j] & 0x7FFFFFFFu;
         kmax = max(kmax, int(a + 0x7FFFFFu));
@@ -394,14 +396,14 @@ void main() {
     // of this lane (only v[0 .. m-1] are read again). The exchange comes
     // first, so the choice of adds is a branch with no shuffle in it.
     uint v[MAXE];
-    for (uint j = 0u; j < MAXE; ++j) v[j] = xchg(xb[j], 1u);
+    [[unroll]] for (uint j = 0u; j < MAXE; ++j) v[j] = xchg(xb[j], 1u);
     if (sfast) {
-      for (uint j = 0u; j < MAXE; ++j) {
+      [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
         precise float f = uintBitsToFloat(xb[j]) + uintBitsToFloat(v[j]);
         v[j] = floatBitsToUint(f);
       }
-      for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
-        for (uint j = 0u; j < MAXE / 2u; ++j) {
+      [[unroll]] for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
+        [[unroll]] for (uint j = 0u; j < MAXE / 2u; ++j) {
           if (j < m) {
             precise float f = uintBitsToFloat(v[j]) + uintBitsToFloat(v[j + m]);
             v[j] = floatBitsToUint(f);
@@ -409,9 +411,9 @@ void main() {
         }
       }
     } else {
-      for (uint j = 0u; j < MAXE; ++j) v[j] = f32_add(xb[j], v[j]);
-      for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
-        for (uint j = 0u; j < MAXE / 2u; ++j) {
+      [[unroll]] for (uint j = 0u; j < MAXE; ++j) v[j] = f32_add(xb[j], v[j]);
+      [[unroll]] for (uint m = MAXE / 2u; m >= 1u; m >>= 1) {
+        [[unroll]] for (uint j = 0u; j < MAXE / 2u; ++j) {
           if (j < m) v[j] = f32_add(v[j], v[j + m]);
         }
       }
@@ -422,7 +424,7 @@ void main() {
     // X rather than xb[] so that no array is indexed by a loop variable.
     uint qb[MAXE];
     uint bad = fast ? 0u : 0xFFFFFFFFu;
-    for (uint j = 0u; j < MAXE; ++j) {
+    [[unroll]] for (uint j = 0u; j < MAXE; ++j) {
       if (j < E) {
         precise float c = uintBitsToFloat(xb[j]) * inv;
         precise float t = c + 12582912.0;
@@ -432,7 +434,7 @@ void main() {
         qb[j] = floatBitsToUint(t) & 0xFFu;
       }
     }
-    for (uint w = 0u; w < MAXE / 4u; ++w) {
+    [[unroll]] for (uint w = 0u; w < MAXE / 4u; ++w) {
       if (w < E / 4u && valid) y[ybase + 1u + e0 / 4u + w] = qb[4u * w] | (qb[4u * w + 1u] << 8) | (qb[4u * w + 2u] << 16) | (qb[4u * w + 3u] << 24);
     }
     if (bad != 0u) {

@@ -171,8 +171,8 @@ func TestBenchQuantOnFake(t *testing.T) {
 				if res.RotatedBytes != int64(copies)*(in+out) || len(pc.seen) != copies {
 					t.Errorf("%+v: rotated %d bytes over %d inputs, want %d copies of %d", c, res.RotatedBytes, len(pc.seen), copies, in+out)
 				}
-				cands := 4 // tiles; Q8_K with 16-bit input adds three in two passes (_sb2)
-				if c.Family == "quant_q8k" && dt == 2 {
+				cands := 4 // tiles; 16-bit input adds three in two passes (_sb2) for both families
+				if dt == 2 {
 					cands = 7
 				}
 				if len(res.TileUS) != 4 || res.Candidates != cands || len(res.Times) != cands {
