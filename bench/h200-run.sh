@@ -17,6 +17,9 @@
 #           Vulkan on bench/mmvq-shapes.yaml, each case alone and after its
 #           quantizer on f32 activations (--pair f32: pair_us), then ggml's Vulkan
 #           mul_mat_vec on the same weight types (.peers/ggml-vulkan, carried) as the peer
+#   coopmat Vulkan GEMV bf16 (cooperative-matrix tiles among the candidates) on
+#           bench/coopmat-shapes.yaml (>= 64 MiB, M 4..8), then --timing ggml on
+#           bench/coopmat-ggml.yaml and ggml's Vulkan dense mul_mat_vec (.peers)
 #   suite   GEMV bf16 on the grown suite (SUITE, default bench/decode-shapes.yaml),
 #           CUDA graph-timed and Vulkan, every candidate's time (selection fitting),
 #           in ROUNDS rounds (default 2: the second in reverse order)
@@ -133,6 +136,16 @@ for phase in "$@"; do
     if [ -d .peers/ggml-vulkan ]; then
       OUTFILE="$r/ggml-quant.txt" timeout "$(budget ggml 150)" bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
       log "ggml quant exit $?"
+    fi ;;
+  coopmat)
+    log "bench coopmat vulkan"
+    timeout "$(budget coopmat 150)" bin/gen bench --backend vulkan --reps "${REPS:-10}" --rounds "${ROUNDS:-2}" --dtypes bf16 --shapes bench/coopmat-shapes.yaml --out "$r/coopmat-vulkan.json" > "$r/coopmat-vulkan.txt" 2>&1
+    log "coopmat vulkan exit $? ($(grep -c heuristic "$r/coopmat-vulkan.txt") cases)"
+    timeout "$(budget coopmatggml 40)" bin/gen bench --backend vulkan --reps 5 --dtypes bf16,f16 --shapes bench/coopmat-ggml.yaml --timing ggml --out "$r/coopmat-ggml-timing.json" > "$r/coopmat-ggml-timing.txt" 2>&1
+    log "coopmat --timing ggml exit $?"
+    if [ -d .peers/ggml-vulkan ]; then
+      OUTFILE="$r/ggml-dense.txt" timeout "$(budget ggml 100)" bash .peers/ggml-vulkan/run.sh dense > "$r/ggml-dense-table.txt" 2>&1
+      log "ggml dense exit $?"
     fi ;;
   suite)
     build

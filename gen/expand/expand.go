@@ -61,6 +61,7 @@ func Env(s *spec.Spec, a *spec.Arch, params map[string]string) expr.MapEnv {
 	vars["shared_memory"] = expr.Int(int64(a.SharedMemory))
 	vars["target"] = expr.Str(a.Target)
 	vars["int_dot"] = expr.Str(a.IntDot)
+	vars["coopmat"] = expr.Str(a.Coopmat)
 	return expr.MapEnv{Vars: vars, Funcs: DtypeFuncs(s)}
 }
 

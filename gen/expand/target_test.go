@@ -12,7 +12,9 @@ import (
 
 // The real spec: tensor-core (mma) tiles exist only for target: cuda archs,
 // always 16 rows; GEMV ones pack 8 (fp8: 16) and 16-bit activations, mmvq
-// ones (integer MMAs) q4_k weights only; no other layout has 16 rows.
+// ones (integer MMAs) q4_k weights only; cooperative-matrix (coopmat) tiles
+// only for Vulkan classes with coopmat: nv, f16/bf16 at pack 8, tokens 4 or
+// 8, also 16 rows; no other layout has 16 rows.
 func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 	s, err := spec.Load(templates.FS, "templates")
 	if err != nil {
@@ -22,9 +24,16 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mma, mmvq := 0, 0
+	mma, mmvq, cm := 0, 0, 0
 	for _, v := range vs {
 		isMMA := v.Params["layout"] == "mma"
+		if v.Params["layout"] == "coopmat" {
+			cm++
+			if v.Arch.Coopmat != "nv" || v.Params["rows"] != "16" || v.Params["pack"] != "8" || (v.Params["dtype"] != "f16" && v.Params["dtype"] != "bf16") || (v.Params["tokens"] != "4" && v.Params["tokens"] != "8") {
+				t.Errorf("%s: a coopmat tile on arch %s (coopmat %q) with %v", v.Key(), v.Arch.Name, v.Arch.Coopmat, v.Params)
+			}
+			continue
+		}
 		if v.Params["rows"] == "16" != isMMA {
 			t.Errorf("%s: rows %s with layout %s", v.Key(), v.Params["rows"], v.Params["layout"])
 		}
@@ -45,6 +54,9 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 		if want := map[bool]string{true: "16", false: "8"}[strings.HasPrefix(v.Params["dtype"], "fp8")]; v.Params["pack"] != want || strings.HasPrefix(v.Params["dtype"], "f32") {
 			t.Errorf("%s: mma needs 16-byte weight loads (pack 8; fp8: 16) and 16-bit activations", v.Key())
 		}
+	}
+	if cm != 8 {
+		t.Errorf("%d coopmat tiles, want 8 (nvidia: bf16/f16 x cm128/cm256 x tokens 4/8)", cm)
 	}
 	if mma == 0 || mmvq == 0 {
 		t.Fatalf("%d mma variants, %d of them mmvq: the sm90 arch should have both families' tiles", mma, mmvq)

@@ -87,3 +87,22 @@ func intDot(backend, target, v string, p Pos) (string, error) {
 	}
 	return v, nil
 }
+
+// Coopmats are the coopmat values of Vulkan device classes: nv is
+// VK_NV_cooperative_matrix (GL_NV_cooperative_matrix in the shaders; the
+// device needs its cooperativeMatrix feature). HIP archs have none.
+var Coopmats = []string{"nv"}
+
+// coopmat validates a device class's coopmat: nv, or "" (none).
+func coopmat(backend, v string, p Pos) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	if backend != BackendVulkan {
+		return "", &Error{p, fmt.Sprintf("coopmat %q for a hip arch; cooperative matrices are a Vulkan device class's fact", v)}
+	}
+	if !contains(Coopmats, v) {
+		return "", &Error{p, fmt.Sprintf("coopmat %q; allowed: %s (VK_NV_cooperative_matrix) (or none)", v, strings.Join(Coopmats, ", "))}
+	}
+	return v, nil
+}

@@ -28,6 +28,11 @@ func TestBlockDtypesAndIntDot(t *testing.T) {
 			t.Errorf("%s: int_dot %+v, want %q", arch, a, want)
 		}
 	}
+	for arch, want := range map[string]string{"nvidia": "nv", "llvmpipe": "", "sm90": ""} {
+		if a := s.Arch(arch); a == nil || a.Coopmat != want {
+			t.Errorf("%s: coopmat %+v, want %q", arch, a, want)
+		}
+	}
 	q4 := "  q4_k: {weight: q4_k, act: q8_1, weight_block: 256, weight_bytes: 144, act_block: 32, act_bytes: 36}\n"
 	for _, c := range []struct{ name, file, old, new, want string }{
 		{"bytes", "kernels.yaml", q4, strings.Replace(q4, "weight_bytes: 144", "weight_bytes: 146", 1), `weight "q4_k" with weight_block 256 and weight_bytes 146; the format is 256 elements in 144 bytes`},
@@ -38,6 +43,8 @@ func TestBlockDtypesAndIntDot(t *testing.T) {
 		{"vulkan", "archs/llvmpipe.yaml", "wave: 8\n", "wave: 8\nint_dot: sdot4\n", `int_dot "sdot4" for a vulkan device class; allowed: khr`},
 		{"target", "archs/gfx1200.yaml", "int_dot: sudot4", "int_dot: dp4a", `int_dot "dp4a" for target amdgcn; allowed: sdot4, sudot4`},
 		{"cuda", "archs/sm90.yaml", "int_dot: dp4a", "int_dot: sdot4", `int_dot "sdot4" for target cuda; allowed: dp4a`},
+		{"coopmat hip", "archs/sm90.yaml", "int_dot: dp4a", "int_dot: dp4a\ncoopmat: nv", `coopmat "nv" for a hip arch`},
+		{"coopmat value", "archs/nvidia.yaml", "coopmat: nv", "coopmat: khr", `coopmat "khr"; allowed: nv`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fsys := realFS(t)

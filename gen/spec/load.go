@@ -606,6 +606,7 @@ type rawArch struct {
 	Backend      string                      `yaml:"backend"`
 	Target       string                      `yaml:"target"`
 	IntDot       string                      `yaml:"int_dot"`
+	Coopmat      string                      `yaml:"coopmat"`
 	Doc          string                      `yaml:"doc"`
 	Wave         int                         `yaml:"wave"`
 	ComputeUnits int                         `yaml:"compute_units"`
@@ -638,8 +639,9 @@ var ArchNames = []string{"wave", "compute_units", "shared_memory"}
 // BuildArchNames are arch facts only constraints may use: they decide what
 // is generated, and the runtime never needs them ("target": amdgcn or cuda
 // for hip archs, "" for vulkan ones; "int_dot": the arch's 4 x int8 dot
-// instruction, "" for none).
-var BuildArchNames = []string{"target", "int_dot"}
+// instruction, "" for none; "coopmat": a Vulkan class's cooperative-matrix
+// extension, "" for none).
+var BuildArchNames = []string{"target", "int_dot", "coopmat"}
 
 func (l *loader) load() (*Spec, error) {
 	if err := l.checkTree(); err != nil {
@@ -905,6 +907,7 @@ func (l *loader) family(s *Spec, name string, rf *rawFamily) (*Family, error) {
 	constraintDecl := expr.Decl{Names: constraintNames, Funcs: funcs, Values: stringValues(f)}
 	constraintDecl.Values["target"] = []string{"amdgcn", "cuda"}
 	constraintDecl.Values["int_dot"] = []string{"dp4a", "khr", "sdot4", "sudot4"}
+	constraintDecl.Values["coopmat"] = Coopmats
 	for i, rr := range rf.Constraints {
 		r, err := l.rule(rr, constraintDecl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder {
 			return b.Child("constraints").Index(uint(i)).Child("rule")
@@ -1110,6 +1113,11 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 		return nil, err
 	}
 	a.IntDot = idot
+	cm, err := coopmat(ra.Backend, ra.Coopmat, key("coopmat"))
+	if err != nil {
+		return nil, err
+	}
+	a.Coopmat = cm
 	if ra.Backend == BackendHIP {
 		re, like := amdgcnRe, "gfx1200 or gfx90a"
 		if a.Target == "cuda" {

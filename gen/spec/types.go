@@ -124,7 +124,11 @@ type Arch struct {
 	// IntDot is the arch's 4 x int8 dot-product instruction the HIP
 	// sources use (IntDots): sdot4 (gfx9 dot1-insts), sudot4 (gfx11/gfx12
 	// dot8-insts), dp4a (CUDA), or "" (none: plain integer math).
-	IntDot       string
+	IntDot string
+	// Coopmat is the Vulkan device class's cooperative-matrix extension
+	// the SPIR-V uses (Coopmats): nv (VK_NV_cooperative_matrix,
+	// GL_NV_cooperative_matrix: fp16 A/B, fp32 accumulate), or "" (none).
+	Coopmat      string
 	Doc          string
 	Wave         int // wave (HIP) or typical subgroup size (Vulkan)
 	ComputeUnits int

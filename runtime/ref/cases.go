@@ -3,6 +3,7 @@ package ref
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -24,6 +25,9 @@ func gemvReference(p Problem, rng *rand.Rand) (*Expected, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Weight == "bf16" {
+		w, wf = wideRows(w, wf, p.K)
+	}
 	x, xf, err := Random(rng, p.Act, p.M*p.K)
 	if err != nil {
 		return nil, err
@@ -40,6 +44,30 @@ func gemvReference(p Problem, rng *rand.Rand) (*Expected, error) {
 		Mag:    GemvAbs(wf, xf, sf, p.M, p.N, p.K),
 		Index:  func(i int) string { return fmt.Sprintf("t=%d n=%d", i/n, i%n) },
 	}, nil
+}
+
+// wideRows scales bf16 weight rows, in blocks of 16 rows, by 1, 1, 2^-30
+// and 2^20 (exactly: powers of two), so that rows outside f16's range (the
+// Vulkan cooperative-matrix tiles convert bf16 to f16 and must fall back to
+// their exact path there) are verified on every bf16 case with N > 32.
+// Every output's terms keep one magnitude, so the relative bound is as
+// tight as for unscaled rows.
+func wideRows(w []byte, wf []float32, k int) ([]byte, []float32) {
+	for i := range wf {
+		var e int
+		switch (i / k / 16) % 4 {
+		case 2:
+			e = -30
+		case 3:
+			e = 20
+		default:
+			continue
+		}
+		h := F32ToBF16(float32(math.Ldexp(float64(wf[i]), e)))
+		wf[i] = BF16ToF32(h)
+		binary.LittleEndian.PutUint16(w[2*i:], h)
+	}
+	return w, wf
 }
 
 // need checks that the launch has the buffers a reference fills.

@@ -30,7 +30,11 @@ func (r *VulkanRunner) Device() kruntime.Device { return r.dev }
 // Name implements Runner.
 func (r *VulkanRunner) Name() string {
 	i := r.Dev.Info()
-	return fmt.Sprintf("%s (%s, Vulkan, class %s, subgroup %d)", i.Name, i.DriverName, r.dev.Arch, i.SubgroupSize)
+	cm := ""
+	if i.CooperativeMatrixNV {
+		cm = fmt.Sprintf(", VK_NV_cooperative_matrix %v", i.CooperativeMatrixNVShapes)
+	}
+	return fmt.Sprintf("%s (%s, Vulkan, class %s, subgroup %d%s)", i.Name, i.DriverName, r.dev.Arch, i.SubgroupSize, cm)
 }
 
 // Close frees pipelines and buffers.

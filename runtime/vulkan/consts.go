@@ -35,6 +35,8 @@ const (
 	stPhysicalDeviceDriverProperties     = 1000196000
 	stPhysicalDeviceSubgroupSizeControlP = 1000225000
 	stPhysicalDeviceIntegerDotFeatures   = 1000280000
+	stPhysicalDeviceCoopMatrixFeaturesNV = 1000249000
+	stCooperativeMatrixPropertiesNV      = 1000249001
 )
 
 // VkResult values this package names (the full list is in errors.go).

@@ -118,6 +118,13 @@ func (d *Device) create() error {
 			f12.pNext = unsafe.Pointer(idot)
 		}
 	}
+	var exts []*byte
+	if pd.coopNV != 0 { // VK_NV_cooperative_matrix: the extension and its feature
+		coop := pin(&pn, &vkPhysicalDeviceCooperativeMatrixFeaturesNV{sType: stPhysicalDeviceCoopMatrixFeaturesNV, cooperativeMatrix: 1})
+		coop.pNext = feats.pNext
+		feats.pNext = unsafe.Pointer(coop)
+		exts = append(exts, cstr(&pn, "VK_NV_cooperative_matrix"))
+	}
 	prio := pin(&pn, new(float32(1)))
 	queue := pin(&pn, &vkDeviceQueueCreateInfo{
 		sType:            stDeviceQueueCreateInfo,
@@ -126,10 +133,12 @@ func (d *Device) create() error {
 		pQueuePriorities: prio,
 	})
 	info := pin(&pn, &vkDeviceCreateInfo{
-		sType:                stDeviceCreateInfo,
-		pNext:                unsafe.Pointer(feats),
-		queueCreateInfoCount: 1,
-		pQueueCreateInfos:    queue,
+		sType:                   stDeviceCreateInfo,
+		pNext:                   unsafe.Pointer(feats),
+		queueCreateInfoCount:    1,
+		pQueueCreateInfos:       queue,
+		enabledExtensionCount:   uint32(len(exts)),
+		ppEnabledExtensionNames: pinSlice(&pn, exts),
 	})
 	return check("vkCreateDevice", fn.CreateDevice(pd.handle, info, nil, &d.handle))
 }

@@ -35,4 +35,19 @@ func TestMissingFeatures(t *testing.T) {
 	if got := LackedFeatures(DeviceInfo{IntegerDotProduct: true}); slices.Contains(got, "shaderIntegerDotProduct") {
 		t.Errorf("LackedFeatures: %v", got)
 	}
+	// The cooperative-matrix gemv blobs declare CooperativeMatrixNV: they
+	// need cooperativeMatrix (lavapipe has none), and the plain ones do not.
+	cm, fma := words("../../generated/spirv/gemv_bf16_p8_coopmat.spv"), words("../../generated/spirv/gemv_bf16_p8_workgroup.spv")
+	if got := MissingFeatures(DeviceInfo{ShaderFloat16: true, ShaderInt16: true, Storage16Bit: true}, cm); !slices.Equal(got, []string{"cooperativeMatrix"}) {
+		t.Errorf("coopmat blob on a device without cooperative matrices: %v, want [cooperativeMatrix]", got)
+	}
+	if got := MissingFeatures(DeviceInfo{ShaderFloat16: true, ShaderInt16: true, Storage16Bit: true, CooperativeMatrixNV: true}, cm); len(got) != 0 {
+		t.Errorf("coopmat blob on a device with cooperative matrices: %v, want none", got)
+	}
+	if got := MissingFeatures(DeviceInfo{}, fma); slices.Contains(got, "cooperativeMatrix") {
+		t.Errorf("FMA blob: %v", got)
+	}
+	if got := LackedFeatures(DeviceInfo{}); !slices.Contains(got, "cooperativeMatrix") {
+		t.Errorf("LackedFeatures of a bare device: %v, want cooperativeMatrix among them", got)
+	}
 }

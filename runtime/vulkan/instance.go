@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/ebitengine/purego"
 )
 
 // Instance is a VkInstance plus what was learned about each physical device.
@@ -31,6 +33,7 @@ type physDevice struct {
 	f11    vkPhysicalDeviceVulkan11Features
 	f12    vkPhysicalDeviceVulkan12Features
 	idot   uint32 // shaderIntegerDotProduct (queried on Vulkan 1.3 only)
+	coopNV uint32 // cooperativeMatrix of VK_NV_cooperative_matrix (0 without the extension)
 }
 
 // DeviceInfo describes a physical device. Feature booleans say what the
@@ -61,6 +64,13 @@ type DeviceInfo struct {
 	// with capability DotProduct (OpSDot and kin) runs only where it is set.
 	// Queried and enabled on Vulkan 1.3 devices only.
 	IntegerDotProduct bool
+	// CooperativeMatrixNV is VK_NV_cooperative_matrix's cooperativeMatrix
+	// feature: SPIR-V with capability CooperativeMatrixNV runs only where
+	// it is set (OpenDevice enables the extension and the feature).
+	// CooperativeMatrixNVShapes lists what
+	// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV reports.
+	CooperativeMatrixNV       bool
+	CooperativeMatrixNVShapes []CoopMatShape
 
 	MaxWorkgroupInvocations uint32
 	MaxWorkgroupSize        [3]uint32
@@ -74,6 +84,28 @@ type DeviceInfo struct {
 
 	QueueFamily     int    // first compute-capable queue family, -1 if none
 	DeviceLocalHeap uint64 // size of the largest device-local memory heap, bytes
+}
+
+// CoopMatShape is one cooperative-matrix shape a device supports: D(MxN) =
+// A(MxK) * B(KxN) + C, with the component types' names.
+type CoopMatShape struct {
+	M, N, K    uint32
+	A, B, C, D string
+	Scope      uint32 // VkScopeNV: 3 = subgroup
+}
+
+func (s CoopMatShape) String() string {
+	return fmt.Sprintf("%dx%dx%d %s*%s+%s->%s", s.M, s.N, s.K, s.A, s.B, s.C, s.D)
+}
+
+// componentTypeNames are VkComponentTypeNV's values.
+var componentTypeNames = []string{"f16", "f32", "f64", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64"}
+
+func componentType(v uint32) string {
+	if int(v) < len(componentTypeNames) {
+		return componentTypeNames[v]
+	}
+	return fmt.Sprintf("type%d", v)
 }
 
 // Open loads the Vulkan loader and creates an instance (API 1.2 or newer).
@@ -248,42 +280,53 @@ func (i *Instance) describe(index int, h uintptr) (*physDevice, error) {
 			feats.pNext = unsafe.Pointer(f11)
 			f11.pNext = unsafe.Pointer(f12)
 		}
+		coop := pin(&pn, &vkPhysicalDeviceCooperativeMatrixFeaturesNV{sType: stPhysicalDeviceCoopMatrixFeaturesNV})
 		if api >= apiVersion13 { // integer dot products are core in 1.3
 			f12.pNext = unsafe.Pointer(idot)
 		}
+		if exts["VK_NV_cooperative_matrix"] {
+			coop.pNext = feats.pNext
+			feats.pNext = unsafe.Pointer(coop)
+		}
 		i.fn.GetPhysicalDeviceFeatures2(h, feats)
-		pd.core, pd.f11, pd.f12, pd.idot = feats.features, *f11, *f12, idot.shaderIntegerDotProduct
+		pd.core, pd.f11, pd.f12, pd.idot, pd.coopNV = feats.features, *f11, *f12, idot.shaderIntegerDotProduct, coop.cooperativeMatrix
 		pd.f11.pNext, pd.f12.pNext = nil, nil // do not keep pointers into pinned memory
+	}
+	var shapes []CoopMatShape
+	if pd.coopNV != 0 {
+		shapes = i.coopMatShapesNV(h)
 	}
 	i.fn.GetPhysicalDeviceMemoryProperties(h, &pd.mem)
 
 	lim := &base.limits
 	info := DeviceInfo{
-		Index:                   index,
-		Name:                    gostr(base.deviceName[:]),
-		VendorID:                base.vendorID,
-		DeviceID:                base.deviceID,
-		DeviceType:              "other",
-		APIVersion:              base.apiVersion,
-		DriverVersion:           base.driverVersion,
-		MaxWorkgroupInvocations: lim.maxComputeWorkGroupInvocations,
-		MaxWorkgroupSize:        lim.maxComputeWorkGroupSize,
-		MaxWorkgroupCount:       lim.maxComputeWorkGroupCount,
-		MaxSharedMemory:         lim.maxComputeSharedMemorySize,
-		MaxStorageBufferRange:   lim.maxStorageBufferRange,
-		MaxPushConstantsSize:    lim.maxPushConstantsSize,
-		TimestampPeriod:         lim.timestampPeriod,
-		QueueFamily:             -1,
-		ShaderFloat16:           pd.f12.shaderFloat16 != 0,
-		ShaderInt8:              pd.f12.shaderInt8 != 0,
-		Storage8Bit:             pd.f12.storageBuffer8BitAccess != 0,
-		Storage16Bit:            pd.f11.storageBuffer16BitAccess != 0,
-		ShaderInt16:             pd.core.shaderInt16 != 0,
-		ShaderFloat64:           pd.core.shaderFloat64 != 0,
-		ShaderInt64:             pd.core.shaderInt64 != 0,
-		SubgroupExtendedTypes:   pd.f12.shaderSubgroupExtendedTypes != 0,
-		ScalarBlockLayout:       pd.f12.scalarBlockLayout != 0,
-		IntegerDotProduct:       pd.idot != 0,
+		Index:                     index,
+		Name:                      gostr(base.deviceName[:]),
+		VendorID:                  base.vendorID,
+		DeviceID:                  base.deviceID,
+		DeviceType:                "other",
+		APIVersion:                base.apiVersion,
+		DriverVersion:             base.driverVersion,
+		MaxWorkgroupInvocations:   lim.maxComputeWorkGroupInvocations,
+		MaxWorkgroupSize:          lim.maxComputeWorkGroupSize,
+		MaxWorkgroupCount:         lim.maxComputeWorkGroupCount,
+		MaxSharedMemory:           lim.maxComputeSharedMemorySize,
+		MaxStorageBufferRange:     lim.maxStorageBufferRange,
+		MaxPushConstantsSize:      lim.maxPushConstantsSize,
+		TimestampPeriod:           lim.timestampPeriod,
+		QueueFamily:               -1,
+		ShaderFloat16:             pd.f12.shaderFloat16 != 0,
+		ShaderInt8:                pd.f12.shaderInt8 != 0,
+		Storage8Bit:               pd.f12.storageBuffer8BitAccess != 0,
+		Storage16Bit:              pd.f11.storageBuffer16BitAccess != 0,
+		ShaderInt16:               pd.core.shaderInt16 != 0,
+		ShaderFloat64:             pd.core.shaderFloat64 != 0,
+		ShaderInt64:               pd.core.shaderInt64 != 0,
+		SubgroupExtendedTypes:     pd.f12.shaderSubgroupExtendedTypes != 0,
+		ScalarBlockLayout:         pd.f12.scalarBlockLayout != 0,
+		IntegerDotProduct:         pd.idot != 0,
+		CooperativeMatrixNV:       pd.coopNV != 0,
+		CooperativeMatrixNVShapes: shapes,
 	}
 	if int(base.deviceType) < len(deviceTypeNames) {
 		info.DeviceType = deviceTypeNames[base.deviceType]
@@ -330,6 +373,34 @@ func (i *Instance) describe(index int, h uintptr) (*physDevice, error) {
 	}
 	pd.info = info
 	return pd, nil
+}
+
+// coopMatShapesNV lists the device's VK_NV_cooperative_matrix shapes (nil
+// when the entry point is missing or the query fails).
+func (i *Instance) coopMatShapesNV(h uintptr) []CoopMatShape {
+	p := i.g.GetInstanceProcAddr(i.handle, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV")
+	if p == 0 {
+		return nil
+	}
+	var get func(pd uintptr, count *uint32, props *vkCooperativeMatrixPropertiesNV) int32
+	purego.RegisterFunc(&get, p)
+	var n uint32
+	if get(h, &n, nil) != vkSuccess || n == 0 {
+		return nil
+	}
+	props := make([]vkCooperativeMatrixPropertiesNV, n)
+	for k := range props {
+		props[k].sType = stCooperativeMatrixPropertiesNV
+	}
+	if r := get(h, &n, &props[0]); r != vkSuccess && r != vkIncomplete {
+		return nil
+	}
+	out := make([]CoopMatShape, 0, n)
+	for _, c := range props[:n] {
+		out = append(out, CoopMatShape{M: c.MSize, N: c.NSize, K: c.KSize, A: componentType(c.AType), B: componentType(c.BType),
+			C: componentType(c.CType), D: componentType(c.DType), Scope: c.scope})
+	}
+	return out
 }
 
 // deviceExtensions returns the set of extension names a device offers.

@@ -46,6 +46,7 @@ var capFeatures = map[uint32]struct {
 	6017: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProductInput4x8Bit
 	6018: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProductInput4x8BitPacked
 	6019: {"shaderIntegerDotProduct", func(i DeviceInfo) bool { return i.IntegerDotProduct }}, // DotProduct
+	5357: {"cooperativeMatrix", func(i DeviceInfo) bool { return i.CooperativeMatrixNV }},     // CooperativeMatrixNV (VK_NV_cooperative_matrix)
 }
 
 // LackedFeatures lists the features of capFeatures the device lacks, sorted.

@@ -332,6 +332,28 @@ type vkPhysicalDeviceShaderIntegerDotProductFeatures struct {
 	_                       [4]byte
 }
 
+// vkPhysicalDeviceCooperativeMatrixFeaturesNV mirrors C
+// VkPhysicalDeviceCooperativeMatrixFeaturesNV (24 bytes; VK_NV_cooperative_matrix).
+type vkPhysicalDeviceCooperativeMatrixFeaturesNV struct {
+	sType                               uint32
+	_                                   [4]byte
+	pNext                               unsafe.Pointer
+	cooperativeMatrix                   uint32
+	cooperativeMatrixRobustBufferAccess uint32
+}
+
+// vkCooperativeMatrixPropertiesNV mirrors C VkCooperativeMatrixPropertiesNV
+// (48 bytes): one supported MxNxK shape with its component types
+// (VkComponentTypeNV) and scope.
+type vkCooperativeMatrixPropertiesNV struct {
+	sType                      uint32
+	_                          [4]byte
+	pNext                      unsafe.Pointer
+	MSize, NSize, KSize        uint32
+	AType, BType, CType, DType uint32
+	scope                      uint32
+}
+
 // vkPhysicalDeviceVulkan12Features mirrors C VkPhysicalDeviceVulkan12Features (208 bytes).
 type vkPhysicalDeviceVulkan12Features struct {
 	sType                                              uint32
