@@ -141,8 +141,12 @@ func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart st
 	fmt.Fprintf(md, "| weights | n | kgen GEMV us | kgen pair us | ggml us | ggml / kgen GEMV | ggml / kgen pair |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range g.Results {
 		gu := ggml[r.Dtype+"/"+strconv.Itoa(r.M)]
+		if gu == 0 { // ggml's run ended before this case: no figure, not a zero
+			fmt.Fprintf(md, "| %s | %d | %.1f | %.1f | not run | - | - |\n", r.Dtype, r.M, r.TunedUS, r.PairUS)
+			continue
+		}
 		fmt.Fprintf(md, "| %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", r.Dtype, r.M, r.TunedUS, r.PairUS, gu, gu/r.TunedUS, gu/r.PairUS)
-		if gu > 0 {
+		{
 			labels = append(labels, fmt.Sprintf("%s n%d", r.Dtype, r.M))
 			alone, pair = append(alone, gu/r.TunedUS), append(pair, gu/r.PairUS)
 		}
