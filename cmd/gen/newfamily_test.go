@@ -67,7 +67,7 @@ func TestNewFamilyIsSpecOnly(t *testing.T) {
 	}
 	q := run("verify", "--backend", "vulkan", "--arch", "llvmpipe", "--family", "q81copy")
 	t.Log(lastLine(q))
-	if !regexp.MustCompile(`verified 12 variants .*: 12 passed, 0 failed`).MatchString(q) {
+	if !regexp.MustCompile(`verified 18 variants .*: 18 passed, 0 failed`).MatchString(q) {
 		t.Errorf("verify q81copy: %s", tail(q, 1000))
 	}
 	g := run("verify", "--backend", "vulkan", "--arch", "llvmpipe", "--variant", variant)

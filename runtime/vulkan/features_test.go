@@ -37,7 +37,7 @@ func TestMissingFeatures(t *testing.T) {
 	}
 	// The cooperative-matrix gemv blobs declare CooperativeMatrixNV: they
 	// need cooperativeMatrix (lavapipe has none), and the plain ones do not.
-	cm, fma := words("../../generated/spirv/gemv_bf16_p8_coopmat.spv"), words("../../generated/spirv/gemv_bf16_p8_workgroup.spv")
+	cm, fma := words("../../generated/spirv/gemv_f16_p8_coopmat.spv"), words("../../generated/spirv/gemv_bf16_p8_workgroup.spv")
 	if got := MissingFeatures(DeviceInfo{ShaderFloat16: true, ShaderInt16: true, Storage16Bit: true}, cm); !slices.Equal(got, []string{"cooperativeMatrix"}) {
 		t.Errorf("coopmat blob on a device without cooperative matrices: %v, want [cooperativeMatrix]", got)
 	}
