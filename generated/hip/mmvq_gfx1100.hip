@@ -828,6 +828,81 @@ KG_DEVICE void mmvq_sw_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
   if (tid < R * TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
 }
 
+// Persistent wide streaming tiles (spP): sw32's lane layout and steps on a
+// grid of at most P one-warp workgroups a compute unit (groups_x in the
+// launch contract), all resident at once. Warp b walks row groups b,
+// b + gridDim, ... as one sequence of steps with one pipeline across them:
+// the next group's first loads are issued before this group's last step
+// computes, so a warp keeps two steps in flight from its first load to its
+// last, where a workgroup per row group drains and refills between groups
+// (K <= 5120 is 2-3 steps a group). At a group's last step the warp sums
+// its lanes and stores, then starts the next group from zero.
+template <int TOK, int R>
+KG_DEVICE void mmvq_sp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  static_assert(kWave == 32, "stream tiles: 32-lane warps (4 lanes a superblock, 8 superblocks a warp step)");
+  const int lane = kg_tid() % 32;
+  SwLane<R, TOK> L;
+  L.c = lane & 3, L.bq = lane >> 2;
+  L.NB = K / 256;
+  const int XB = K / 32, J = (L.NB + 7) / 8;
+  const int G = (N + R - 1) / R, GS = kg_nbid_x();
+  L.w0 = W + (size_t)L.bq * 144;
+  const uint32_t* x = (const uint32_t*)X;
+#pragma unroll
+  for (int t = 0; t < TOK; ++t) L.xa[t] = x + (size_t)min(t, T - 1) * XB * 9 + (size_t)(8 * L.bq + 2 * L.c) * 9;
+  L.sh = 16 * (L.c & 1);
+  L.hi = L.c >= 2 ? 0xFFFFFFFFu : 0u;
+  // Row offsets of group g (rows past N clamped): set before each load.
+  auto rows = [&](int g) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) L.roff[r] = (size_t)min(g * R + r, N - 1) * L.NB * 144;
+  };
+  auto advance = [&](int& g, int& j) {
+    if (++j == J) j = 0, g += GS;
+  };
+  float acc[R][TOK];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int t = 0; t < TOK; ++t) acc[r][t] = 0.0f;
+  // Group g done: lane r * TOK + t stores row g R + r, token t.
+  auto flush = [&](int g) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+      for (int t = 0; t < TOK; ++t) {
+        float a = acc[r][t];
+#pragma unroll
+        for (int m = 16; m > 0; m /= 2) a += kg_shfl_xor(a, m, 32);
+        if (lane == r * TOK + t) sum = a;
+        acc[r][t] = 0.0f;
+      }
+    const int t = lane % TOK, n = g * R + lane / TOK;
+    if (lane < R * TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+  };
+  int g = kg_bid_x(), j = 0;  // the step computed next
+  int lg = g, lj = 0;         // the step loaded next
+  if (g < G) {
+    SwStep<R, TOK> s0, s1;
+    rows(lg), sw_load(s0, L, lj), advance(lg, lj);
+    while (true) {
+      if (lg < G) rows(lg), sw_load(s1, L, lj);
+      advance(lg, lj);
+      sw_compute(acc, s0, L, j);
+      if (j == J - 1) flush(g);
+      advance(g, j);
+      if (g >= G) break;
+      if (lg < G) rows(lg), sw_load(s0, L, lj);
+      advance(lg, lj);
+      sw_compute(acc, s1, L, j);
+      if (j == J - 1) flush(g);
+      advance(g, j);
+      if (g >= G) break;
+    }
+  }
+}
+
 }  // namespace
 
 // Every kernel: (W, X, Y, partial, counter, T, N, K); grid (ceil(N / rows),

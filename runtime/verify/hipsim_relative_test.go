@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   for (int i = 0, j = a + 1; j < argc; i++, j++) A[i] = strtol(argv[j], NULL, 0);
   if (out < 0) return 2;
   // lanes waiting on finished ones for 2^18 rounds: barrier divergence
+  kg_sim_grid_x = gx;
   for (int by = 0; by < gy; by++)
     for (int bx = 0; bx < gx; bx++)
       if (int rc = kg_sim_workgroup(wg, bx, by, lane_main, 1 << 18)) return rc;
@@ -215,7 +216,11 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 		}
 		key := filepath.Base(v.Artifact.Path)
 		if !amd[v.Arch] {
-			key += "/" + paramS(v, "layout")
+			sub := paramS(v, "layout")
+			if t := paramS(v, "tile"); t == "sp8" || t == "sp16" {
+				sub = "persist" // the persistent grid: every one of them
+			}
+			key += "/" + sub
 			mma[key] = true
 		}
 		fam, err := kruntime.Contract(v.Family)
@@ -273,7 +278,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				switch layout {
 				case "mma":
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
-				case "stream":
+				case "stream", "persist":
 					limit = 8
 				}
 				step := (len(vs) + limit - 1) / limit

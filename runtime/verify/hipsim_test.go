@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
   Y = (uint32_t*)aligned_alloc(16, (ybytes + 15) / 16 * 16);
   for (long i = 0; i < (ybytes + 15) / 16 * 4; i++) Y[i] = poison;
   // the quantizers' lanes all pass the same barriers: no grace
+  kg_sim_grid_x = gx;
   for (int by = 0; by < gy; by++)
     for (int bx = 0; bx < gx; bx++)
       if (int rc = kg_sim_workgroup(wg, bx, by, lane_main, 0)) return rc;

@@ -13,9 +13,12 @@
 #include <stdint.h>
 #define KG_DEVICE __device__ __forceinline__
 #define KG_KERNEL(wg) extern "C" __global__ void __launch_bounds__(wg)
+// ... and at least minb resident workgroups per SM (caps the registers)
+#define KG_KERNEL_MIN(wg, minb) extern "C" __global__ void __launch_bounds__(wg, minb)
 #define KG_SHARED __shared__
 KG_DEVICE int kg_tid() { return threadIdx.x; }
 KG_DEVICE int kg_bid_x() { return blockIdx.x; }
+KG_DEVICE int kg_nbid_x() { return gridDim.x; }
 KG_DEVICE int kg_bid_y() { return blockIdx.y; }
 KG_DEVICE void kg_sync() { __syncthreads(); }
 KG_DEVICE void kg_fence() { __threadfence(); }
@@ -52,10 +55,13 @@ typedef unsigned long size_t;
 #define __shared__ __attribute__((shared))
 #define KG_DEVICE __attribute__((device)) __attribute__((always_inline)) inline
 #define KG_KERNEL(wg) extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(1, wg))) void
+#define KG_KERNEL_MIN(wg, minb) KG_KERNEL(wg)
 #define KG_SHARED __attribute__((shared))
 #define __restrict__ __restrict
 KG_DEVICE int kg_tid() { return __builtin_amdgcn_workitem_id_x(); }
 KG_DEVICE int kg_bid_x() { return __builtin_amdgcn_workgroup_id_x(); }
+// workgroups in x: the grid's lanes (the dispatch packet) over the workgroup's
+KG_DEVICE int kg_nbid_x() { return __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(); }
 KG_DEVICE int kg_bid_y() { return __builtin_amdgcn_workgroup_id_y(); }
 KG_DEVICE void kg_sync() {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
@@ -84,9 +90,11 @@ template <typename T> KG_DEVICE T min(T a, T b) { return a < b ? a : b; }
 #include <hip/hip_runtime.h>
 #define KG_DEVICE __device__ __forceinline__
 #define KG_KERNEL(wg) extern "C" __global__ void __launch_bounds__(wg)
+#define KG_KERNEL_MIN(wg, minb) extern "C" __global__ void __launch_bounds__(wg)
 #define KG_SHARED __shared__
 KG_DEVICE int kg_tid() { return threadIdx.x; }
 KG_DEVICE int kg_bid_x() { return blockIdx.x; }
+KG_DEVICE int kg_nbid_x() { return gridDim.x; }
 KG_DEVICE int kg_bid_y() { return blockIdx.y; }
 KG_DEVICE void kg_sync() { __syncthreads(); }
 KG_DEVICE void kg_fence() { __threadfence(); }

@@ -14,6 +14,7 @@
 #include <ucontext.h>
 
 kg_sim_lane kg_sim;
+int kg_sim_grid_x = 1;  // the drivers set it before running a grid
 uint32_t kg_sim_slots[1024];
 static jmp_buf kg_sched_jb, kg_lane_jb[1024];
 static ucontext_t kg_lane_ctx[1024];

@@ -19,6 +19,7 @@
 
 #define KG_DEVICE static inline
 #define KG_KERNEL(wg) extern "C" void
+#define KG_KERNEL_MIN(wg, minb) extern "C" void
 #define KG_SHARED static
 #define __restrict__ __restrict
 
@@ -27,12 +28,14 @@ struct kg_sim_lane {
   int tid, bx, by;
 };
 extern kg_sim_lane kg_sim;       // the lane running now
+extern int kg_sim_grid_x;        // workgroups in x (the driver sets it)
 void kg_sim_barrier();           // every lane of the workgroup meets here
 extern uint32_t kg_sim_slots[];  // one per lane, for shuffles
 
 KG_DEVICE int kg_tid() { return kg_sim.tid; }
 KG_DEVICE int kg_bid_x() { return kg_sim.bx; }
 KG_DEVICE int kg_bid_y() { return kg_sim.by; }
+KG_DEVICE int kg_nbid_x() { return kg_sim_grid_x; }
 // Lanes seen (every lane's first segment ends at a kg_sync or an MMA), and
 // per lane the barriers and MMA exchanges it has passed.
 static int kg_sim_lanes;
