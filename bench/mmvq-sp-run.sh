@@ -15,7 +15,7 @@ src=generated/hip/mmvq_sm90.hip
 mkdir -p /tmp/ns
 awk '!started && /^KG_KERNEL/ { started = 1 }
   !started { print; next }
-  /^KG_KERNEL/ { keep = ($0 ~ /_s[pw][0-9]+\(/) }
+  /^KG_KERNEL/ { keep = ($0 ~ /_s[pwa][0-9]+\(/) }
   keep { print }' "$src" > /tmp/ns/sp.cu
 cp generated/hip/kgen_hip.h /tmp/ns/
 ( nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -Xptxas -v -o /tmp/ns/sp.cubin /tmp/ns/sp.cu > /tmp/ns/ptxas.raw 2>&1; echo "rc $?" >> /tmp/ns/ptxas.raw ) &
@@ -29,7 +29,7 @@ log "verify"
 timeout -k 10 120 bin/gen verify --backend cuda --arch sm90 --family mmvq --module "$mv,$q1" > "$out/verify.txt" 2>&1; echo "exit $?" >> "$out/verify.txt"
 grep -iE "fail" "$out/verify.txt" | head -n 12; tail -n 2 "$out/verify.txt"
 log "memcheck"
-for v in mmvq_q4_k_r4_t2_sp8 mmvq_q4_k_r2_t1_sp16; do
+for v in ${MEMCHECK:-mmvq_q4_k_r4_t2_sp8 mmvq_q4_k_r2_t1_sp16}; do
   echo "== $v"; timeout -k 10 90 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module /tmp/ns/sp.cubin --variant "$v" 2>&1 | tail -n 3
 done > "$out/memcheck.txt" 2>&1
 grep -c "ERROR SUMMARY: 0 errors" "$out/memcheck.txt" | sed 's/^/memcheck clean: /' | tee -a "$out/log.txt"
@@ -46,8 +46,8 @@ if [ -n "${NCU_KERNELS:-}" ]; then
   for k in $NCU_KERNELS; do
     log "ncu $k"
     { echo "==== $k m=$nt n=$nn k=$nk"
-      timeout -k 5 60 ncu --clock-control none -k "$k" -c 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
-        bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --dtypes q4_k --reps 1 --rounds 1 --shapes /tmp/ns/ncu.yaml --out /tmp/ns/ncu.json 2>&1 | grep -E '^    [A-Z]|==PROF==|==ERROR==|rror' | head -n 90
+      timeout -k 5 60 ncu --clock-control none -k "$k" -c 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+        bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --dtypes q4_k --reps 1 --rounds 1 --shapes /tmp/ns/ncu.yaml --out /tmp/ns/ncu.json 2>&1 | grep -E '^    [A-Za-z]|==PROF==|==ERROR==|rror' | head -n 120
     } >> "$out/ncu.txt"
   done
 fi
