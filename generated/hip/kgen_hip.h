@@ -171,30 +171,6 @@ KG_DEVICE void kg_load(uint32_t (&w)[4], const void* p) {
   }
 }
 
-// Asynchronous 16-byte copies global -> LDS that hold no registers while in
-// flight (multi-stage pipelines): on NVIDIA cp.async.cg (sm_80+; L2 only),
-// committed in groups, kg_cp_wait<N>() returning when at most N of this
-// lane's groups are pending (a lane waits for its own copies only). Elsewhere
-// (AMD, the CPU simulation) a plain copy at once; commit and wait do nothing.
-KG_DEVICE void kg_cp_async16(void* lds, const void* p) {
-#if defined(__CUDACC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(lds)), "l"(p) : "memory");
-#else
-  *(kg_u4*)lds = *(const kg_u4*)p;
-#endif
-}
-KG_DEVICE void kg_cp_commit() {
-#if defined(__CUDACC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-KG_DEVICE void kg_cp_wait() {
-#if defined(__CUDACC__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
 // Bytes 2..5 of the 8 bytes lo, hi (little-endian): the word at a 2-byte
 // offset, from two aligned loads.
 KG_DEVICE uint32_t kg_funnel16(uint32_t lo, uint32_t hi) { return (lo >> 16) | (hi << 16); }

@@ -2,7 +2,7 @@
 // Family mmvq: quantized-weight decode GEMV: Y[t][n] = sum_k W[n][k] * X[t][k], W ggml q4_k/q6_k/q8_0 blocks, X Q8_1 blocks, t < T <= tokens, integer dots, f32 output
 // Arch sm90 (NVIDIA Hopper (H100/H200) via nvcc): wave 32, 132 compute units,
 // 4 x int8 dot products: dp4a.
-// 230 kernels, one per variant; each is a thin extern "C" entry
+// 218 kernels, one per variant; each is a thin extern "C" entry
 // into the one templated body below.
 #include "kgen_hip.h"
 
@@ -828,15 +828,19 @@ KG_DEVICE void mmvq_sw_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
   if (tid < R * TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
 }
 
-// Persistent wide streaming tiles (spP): sw32's lane layout and steps on a
-// grid of at most P one-warp workgroups a compute unit (groups_x in the
-// launch contract), all resident at once. Warp b walks row groups b,
+// Persistent wide streaming tiles (sp8): sw32's lane layout and steps on a
+// grid of at most 8 one-warp workgroups a compute unit (groups_x in the
+// launch contract; KG_KERNEL_MIN keeps 8 resident), all resident at once. Warp b walks row groups b,
 // b + gridDim, ... as one sequence of steps with one pipeline across them:
 // the next group's first loads are issued before this group's last step
 // computes, so a warp keeps two steps in flight from its first load to its
 // last, where a workgroup per row group drains and refills between groups
 // (K <= 5120 is 2-3 steps a group). At a group's last step the warp sums
-// its lanes and stores, then starts the next group from zero.
+// its lanes and stores, then starts the next group from zero. (Measured
+// on an H200: sw32 is latency-bound, ncu on qwen3-32b q_proj at one token:
+// 166 registers, 2.5 warps a scheduler, 0.29 issues a cycle, 4.8 of its
+// 8.5 cycles between issues stalled on long scoreboard; the refill bubble
+// this removes is a small part of that: 1-4% at two tokens.)
 template <int TOK, int R>
 KG_DEVICE void mmvq_sp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   static_assert(kWave == 32, "stream tiles: 32-lane warps (4 lanes a superblock, 8 superblocks a warp step)");
@@ -901,110 +905,6 @@ KG_DEVICE void mmvq_sp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __rest
       if (g >= G) break;
     }
   }
-}
-
-// Multi-stage streaming tiles (saS): sw32's lane layout and steps, with the
-// weights of S steps in flight through asynchronous copies to LDS
-// (kg_cp_async16: cp.async on NVIDIA, no registers held while in flight):
-// each lane copies its own 48 bytes a row and step (the head, its chunk's
-// 32 quant bytes) into its own LDS slots and reads back only those, so its
-// own kg_cp_wait is all the ordering it needs. Before the first step the
-// lane has S - 1 steps' copies issued (a 2-3-step row group of K <= 5120 is
-// then in flight whole); the activations stay in registers one step ahead.
-// (Measured on an H200, ncu, qwen3-32b q_proj, one token: the two-register-
-// buffer sw32 ran at 2.5 warps a scheduler, 166 registers, 0.3 issues a
-// cycle, 42% of DRAM bandwidth: latency-bound on too little in flight.)
-template <int TOK>
-KG_DEVICE void sa_loadx(SwX (&xs)[TOK], const SwLane<1, TOK>& L, int j) {
-  if (8 * j + L.bq >= L.NB) return;
-#pragma unroll
-  for (int t = 0; t < TOK; ++t) {
-    const uint32_t* a = L.xa[t] + (size_t)j * 576;
-    uint32_t u[4];
-    kg_load<8>(u, a), xs[t].da = u[0], xs[t].a[0] = u[1];
-#pragma unroll
-    for (int i = 0; i < 3; ++i) kg_load<8>(u, a + 2 + 2 * i), xs[t].a[1 + 2 * i] = u[0], xs[t].a[2 + 2 * i] = u[1];
-    xs[t].a[7] = a[8];
-    xs[t].db = a[9];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) kg_load<8>(u, a + 10 + 2 * i), xs[t].b[2 * i] = u[0], xs[t].b[2 * i + 1] = u[1];
-  }
-}
-template <int TOK, int R, int S>
-KG_DEVICE void mmvq_sa_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
-  static_assert(kWave == 32 && S >= 2, "stream tiles: 32-lane warps (4 lanes a superblock, 8 superblocks a warp step); 2+ stages");
-  const int lane = kg_tid() % 32;
-  SwLane<R, TOK> L;
-  SwLane<1, TOK> LX;  // the activation pointers (sa_loadx)
-  L.c = lane & 3, L.bq = lane >> 2;
-  L.NB = K / 256;
-  const int XB = K / 32, J = (L.NB + 7) / 8;
-  const int row0 = kg_bid_x() * R;
-  L.w0 = W + (size_t)L.bq * 144;
-#pragma unroll
-  for (int r = 0; r < R; ++r) L.roff[r] = (size_t)min(row0 + r, N - 1) * L.NB * 144;
-  const uint32_t* x = (const uint32_t*)X;
-#pragma unroll
-  for (int t = 0; t < TOK; ++t) L.xa[t] = LX.xa[t] = x + (size_t)min(t, T - 1) * XB * 9 + (size_t)(8 * L.bq + 2 * L.c) * 9;
-  L.sh = 16 * (L.c & 1);
-  L.hi = L.c >= 2 ? 0xFFFFFFFFu : 0u;
-  LX.bq = L.bq, LX.NB = L.NB;
-
-  // Stage st, row r, piece p (0: head, 1-2: the chunk's quant halves), lane.
-  KG_SHARED kg_u4 lds[S][R][3][32];
-  auto issue = [&](int j) {
-    if (j < J && 8 * j + L.bq < L.NB) {
-      const int st = j % S;
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const uint8_t* b = L.w0 + L.roff[r] + (size_t)j * 1152;
-        kg_cp_async16(&lds[st][r][0][lane], b);
-        kg_cp_async16(&lds[st][r][1][lane], b + 16 + 32 * L.c);
-        kg_cp_async16(&lds[st][r][2][lane], b + 32 + 32 * L.c);
-      }
-    }
-    kg_cp_commit();  // empty groups too: the wait counts groups
-  };
-  float acc[R][TOK];
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-#pragma unroll
-    for (int t = 0; t < TOK; ++t) acc[r][t] = 0.0f;
-#pragma unroll
-  for (int j = 0; j < S - 1; ++j) issue(j);
-  SwStep<R, TOK> st;
-  SwX xn[TOK];
-  sa_loadx<TOK>(st.x, LX, 0);
-  for (int j = 0; j < J; ++j) {
-    issue(j + S - 1);
-    if (j + 1 < J) sa_loadx<TOK>(xn, LX, j + 1);
-    kg_cp_wait<S - 1>();  // step j's copies have landed
-    if (8 * j + L.bq < L.NB) {
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const kg_u4 h = lds[j % S][r][0][lane], q0 = lds[j % S][r][1][lane], q1 = lds[j % S][r][2][lane];
-        st.w[r].h[0] = h.x, st.w[r].h[1] = h.y, st.w[r].h[2] = h.z, st.w[r].h[3] = h.w;
-        st.w[r].q[0] = q0.x, st.w[r].q[1] = q0.y, st.w[r].q[2] = q0.z, st.w[r].q[3] = q0.w;
-        st.w[r].q[4] = q1.x, st.w[r].q[5] = q1.y, st.w[r].q[6] = q1.z, st.w[r].q[7] = q1.w;
-      }
-    }
-    sw_compute(acc, st, L, j);
-#pragma unroll
-    for (int t = 0; t < TOK; ++t) st.x[t] = xn[t];
-  }
-
-  float sum = 0.0f;
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-#pragma unroll
-    for (int t = 0; t < TOK; ++t) {
-      float a = acc[r][t];
-#pragma unroll
-      for (int m = 16; m > 0; m /= 2) a += kg_shfl_xor(a, m, 32);
-      if (lane == r * TOK + t) sum = a;
-    }
-  const int t = lane % TOK, n = row0 + lane / TOK;
-  if (lane < R * TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
 }
 
 }  // namespace
@@ -1108,20 +1008,11 @@ KG_KERNEL(256) mmvq_q4_k_r1_t8_wg256(const uint8_t* W, const uint8_t* X, float* 
 KG_KERNEL(64) mmvq_q4_k_r1_t8_wg64(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 1, 8, KG_WORKGROUP, 64, 1>(W, X, Y, partial, counter, T, N, K);
 }
-KG_KERNEL(32) mmvq_q4_k_r2_t1_sa3(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<1, 2, 3>(W, X, Y, T, N, K);
-}
-KG_KERNEL(32) mmvq_q4_k_r2_t1_sa5(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<1, 2, 5>(W, X, Y, T, N, K);
-}
 KG_KERNEL(64) mmvq_q4_k_r2_t1_sg(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 2, 1, KG_SUBGROUP, 64, 1>(W, X, Y, partial, counter, T, N, K);
 }
 KG_KERNEL(64) mmvq_q4_k_r2_t1_sk4(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 2, 1, KG_SPLITK, 64, 4>(W, X, Y, partial, counter, T, N, K);
-}
-KG_KERNEL_MIN(32, 16) mmvq_q4_k_r2_t1_sp16(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sp_q4_k<1, 2>(W, X, Y, T, N, K);
 }
 KG_KERNEL_MIN(32, 8) mmvq_q4_k_r2_t1_sp8(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_sp_q4_k<1, 2>(W, X, Y, T, N, K);
@@ -1147,20 +1038,11 @@ KG_KERNEL(256) mmvq_q4_k_r2_t1_wg256(const uint8_t* W, const uint8_t* X, float* 
 KG_KERNEL(64) mmvq_q4_k_r2_t1_wg64(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 2, 1, KG_WORKGROUP, 64, 1>(W, X, Y, partial, counter, T, N, K);
 }
-KG_KERNEL(32) mmvq_q4_k_r2_t2_sa3(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<2, 2, 3>(W, X, Y, T, N, K);
-}
-KG_KERNEL(32) mmvq_q4_k_r2_t2_sa5(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<2, 2, 5>(W, X, Y, T, N, K);
-}
 KG_KERNEL(64) mmvq_q4_k_r2_t2_sg(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 2, 2, KG_SUBGROUP, 64, 1>(W, X, Y, partial, counter, T, N, K);
 }
 KG_KERNEL(64) mmvq_q4_k_r2_t2_sk4(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 2, 2, KG_SPLITK, 64, 4>(W, X, Y, partial, counter, T, N, K);
-}
-KG_KERNEL_MIN(32, 16) mmvq_q4_k_r2_t2_sp16(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sp_q4_k<2, 2>(W, X, Y, T, N, K);
 }
 KG_KERNEL_MIN(32, 8) mmvq_q4_k_r2_t2_sp8(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_sp_q4_k<2, 2>(W, X, Y, T, N, K);
@@ -1225,20 +1107,11 @@ KG_KERNEL(256) mmvq_q4_k_r2_t8_wg256(const uint8_t* W, const uint8_t* X, float* 
 KG_KERNEL(64) mmvq_q4_k_r2_t8_wg64(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 2, 8, KG_WORKGROUP, 64, 1>(W, X, Y, partial, counter, T, N, K);
 }
-KG_KERNEL(32) mmvq_q4_k_r4_t1_sa3(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<1, 4, 3>(W, X, Y, T, N, K);
-}
-KG_KERNEL(32) mmvq_q4_k_r4_t1_sa5(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<1, 4, 5>(W, X, Y, T, N, K);
-}
 KG_KERNEL(128) mmvq_q4_k_r4_t1_sg(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 4, 1, KG_SUBGROUP, 128, 1>(W, X, Y, partial, counter, T, N, K);
 }
 KG_KERNEL(64) mmvq_q4_k_r4_t1_sk4(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 4, 1, KG_SPLITK, 64, 4>(W, X, Y, partial, counter, T, N, K);
-}
-KG_KERNEL_MIN(32, 16) mmvq_q4_k_r4_t1_sp16(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sp_q4_k<1, 4>(W, X, Y, T, N, K);
 }
 KG_KERNEL_MIN(32, 8) mmvq_q4_k_r4_t1_sp8(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_sp_q4_k<1, 4>(W, X, Y, T, N, K);
@@ -1264,20 +1137,11 @@ KG_KERNEL(256) mmvq_q4_k_r4_t1_wg256(const uint8_t* W, const uint8_t* X, float* 
 KG_KERNEL(64) mmvq_q4_k_r4_t1_wg64(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 4, 1, KG_WORKGROUP, 64, 1>(W, X, Y, partial, counter, T, N, K);
 }
-KG_KERNEL(32) mmvq_q4_k_r4_t2_sa3(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<2, 4, 3>(W, X, Y, T, N, K);
-}
-KG_KERNEL(32) mmvq_q4_k_r4_t2_sa5(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sa_q4_k<2, 4, 5>(W, X, Y, T, N, K);
-}
 KG_KERNEL(128) mmvq_q4_k_r4_t2_sg(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 4, 2, KG_SUBGROUP, 128, 1>(W, X, Y, partial, counter, T, N, K);
 }
 KG_KERNEL(64) mmvq_q4_k_r4_t2_sk4(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq<KG_Q4_K, 4, 2, KG_SPLITK, 64, 4>(W, X, Y, partial, counter, T, N, K);
-}
-KG_KERNEL_MIN(32, 16) mmvq_q4_k_r4_t2_sp16(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
-  mmvq_sp_q4_k<2, 4>(W, X, Y, T, N, K);
 }
 KG_KERNEL_MIN(32, 8) mmvq_q4_k_r4_t2_sp8(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_sp_q4_k<2, 4>(W, X, Y, T, N, K);

@@ -217,8 +217,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 		key := filepath.Base(v.Artifact.Path)
 		if !amd[v.Arch] {
 			sub := paramS(v, "layout")
-			if t := paramS(v, "tile"); t == "sp8" || t == "sp16" || t == "sa3" || t == "sa5" {
-				sub = "spsa" // the persistent and multi-stage tiles: every one of them
+			if t := paramS(v, "tile"); t == "sp8" {
+				sub = "persist" // the persistent grid: every one of them
 			}
 			key += "/" + sub
 			mma[key] = true
@@ -280,8 +280,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
 				case "stream":
 					limit = 8
-				case "spsa":
-					limit = 16
+				case "persist":
+					limit = 4
 				}
 				step := (len(vs) + limit - 1) / limit
 				keep := map[string]bool{}
