@@ -22,8 +22,9 @@ for c in "${cases[@]}"; do
   { echo "==== $k m=$tok n=$n k=$kk"
     timeout -k 5 90 ncu --clock-control none -k "$k" -c 1 --section SpeedOfLight --section Occupancy --section LaunchStats \
       --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
       bin/gen bench --backend cuda --family "$fam" --module "$mods" --dtypes "$dt" --reps 1 --rounds 1 \
-      --shapes /tmp/ncu-shape.yaml --out /tmp/ncu.json 2>&1 | grep -vE '^\s*$' | grep -vE '^(  [a-z]|gemv|mmvq|quant|bench|tune)' | head -n 150
+      --shapes /tmp/ncu-shape.yaml --out /tmp/ncu.json 2>&1 | grep -E '^    [A-Za-z]|==PROF==|==ERROR==|rror' | head -n 160
   } >> "$out/ncu.txt"
   f=$(grep -l "KG_KERNEL([0-9]*) $k(" /tmp/nv/*.cu /tmp/nm/*.cu | head -1 | sed 's/\.cu$/.cubin/')
   cuobjdump -sass -fun "$k" "$f" > /tmp/k.sass 2>&1
