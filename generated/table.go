@@ -17396,7 +17396,7 @@ var Archs = []table.Arch{
 				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2)",
 			}, {
 				Expr: "(layout == \"stream\") * ((tile == \"sp8\") != (m == 2 && n >= 8192 && k >= 4096 && k <= 5120))",
-				Why:  "H200 (runs 02sp2, 02sp3, in-sample): the persistent sp8 at two tokens on 8192+ rows of K 4096-5120 (1.02-1.04x over sw32), never elsewhere (up to 1.37x slower)",
+				Why:  "H200 (runs 02x2, 02x3, in-sample): the persistent sp8 at two tokens on 8192+ rows of K 4096-5120 (1.02-1.04x over sw32), never elsewhere (up to 1.4x slower)",
 			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (n <= 2048 || n <= 5120 && k >= 16384 && m <= 4)) + ((tile == \"mmd128\") != (n > 2048 && n <= 4096 && k >= 4096)))",
 				Why:  "H200 tensor cores: 512 lanes up to 2048 rows (and 5120-row down projections of 16k+ K up to 4 tokens), two superblocks a step on 4096-row layers with K >= 4096, else 128 lanes",
