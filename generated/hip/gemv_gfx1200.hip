@@ -18,8 +18,7 @@ enum { KG_SUBGROUP = 0, KG_WORKGROUP = 1, KG_SPLITK = 2, KG_MMA = 3 };
 //   KG_MMA:       16 rows per workgroup on tensor cores (gemv_mma below;
 //                 target: cuda archs only), split-K when SPLITS > 1; e4m3
 //                 weights through the hardware's conversion (kgen_hip.h);
-//                 tiles mmpN: weights loaded with an L2 prefetch hint;
-//                 mmuN: UNROLL 4 (four chunks a warp step), the others 2.
+//                 tiles mmpN: weights loaded with an L2 prefetch hint.
 // Tails: K % PACK == 0 is required (the runtime enforces it); any K beyond
 // that and any N are handled: rows past N and tokens past T are clamped for
 // the loads and never stored.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One GPU-machine call for the gemv mmuN tiles (tensor cores, four chunks a
-# warp step): nvcc of generated/hip/gemv_sm90.hip (12 parts) and of its mmu
-# kernels alone (-Xptxas -v), gen verify + memcheck of the mmu variants,
+# One GPU-machine call for new gemv tiles (TILES: a regex of tile names,
+# default none; run 02x6 measured mmu, dropped since): nvcc of
+# generated/hip/gemv_sm90.hip (12 parts) and of the TILES kernels alone
+# (-Xptxas -v), gen verify of each of them and memcheck of MEMCHECK,
 # cuBLAS (bench/cublas.py) and gen bench (graph-timed) of bf16 and fp8 on
 # bench/gemv14-shapes.yaml at TOKENS (default 2, 4, 8), the same call.
 # Needs bin/gen. Writes log.txt, ptxas.txt, verify.txt, memcheck.txt,
@@ -12,9 +13,9 @@ log() { echo "[+${SECONDS}s] $*" | tee -a "$out/log.txt"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee -a "$out/log.txt"
 src=generated/hip/gemv_sm90.hip
 mkdir -p /tmp/nu
-awk '!started && /^KG_KERNEL/ { started = 1 }
+awk -v tiles="${TILES:-none}" '!started && /^KG_KERNEL/ { started = 1 }
   !started { print; next }
-  /^KG_KERNEL/ { keep = ($0 ~ /_mmu[0-9]+\(/) }
+  /^KG_KERNEL/ { keep = ($0 ~ ("_(" tiles ")\\(")) }
   keep { print }' "$src" > /tmp/nu/mmu.cu
 cp generated/hip/kgen_hip.h /tmp/nu/
 log "nvcc"
@@ -25,11 +26,11 @@ wait $p1
 grep -E "Compiling entry|registers|spill" /tmp/nu/ptxas.raw | paste - - - | sed -E 's/ptxas info *: //g; s/Compiling entry function .(gemv_[a-z0-9_]+). for .sm_90./\1/' > "$out/ptxas.txt"
 log "nvcc done"
 log "verify"
-for v in $(grep -oE 'gemv_[a-z0-9_]+_mmu[0-9]+' /tmp/nu/mmu.cu | sort -u); do
+for v in $(grep -oE '^KG_KERNEL\([0-9]+\) gemv_[a-z0-9_]+' /tmp/nu/mmu.cu | awk '{print $2}' | sort -u); do
   timeout -k 5 30 bin/gen verify --backend cuda --arch sm90 --module /tmp/nu/mmu.cubin --variant "$v" 2>&1 | tail -n 1
 done > "$out/verify.txt" 2>&1
 echo "passed: $(grep -c '1 passed, 0 failed' "$out/verify.txt") of $(wc -l < "$out/verify.txt")" | tee -a "$out/log.txt"
-for v in gemv_bf16_p8_r16_t8_mmu512 gemv_fp8e4m3_bf16_p16_r16_t4_mmu128; do
+for v in ${MEMCHECK:-}; do
   echo "== $v"; timeout -k 5 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module /tmp/nu/mmu.cubin --variant "$v" 2>&1 | tail -n 2
 done > "$out/memcheck.txt" 2>&1
 grep -c "ERROR SUMMARY: 0 errors" "$out/memcheck.txt" | sed 's/^/memcheck clean: /' | tee -a "$out/log.txt"
