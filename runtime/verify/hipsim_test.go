@@ -220,6 +220,12 @@ func TestHIPQuantOnCPU(t *testing.T) {
 						if f.pad {
 							cases = append(cases, [2]int{1, 5}, [2]int{3, 1000})
 						}
+						if f.block == 32 {
+							// 195 blocks: full workgroups of up to 64 blocks
+							// straddling rows, then a partial one (the Q8_1
+							// lane tile stages full ones through LDS)
+							cases = append(cases, [2]int{3, 65 * f.block})
+						}
 						c := mustChecker(t, v, dev)
 						for _, rk := range cases {
 							n++

@@ -29,6 +29,7 @@ KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __uint_as_float(u); }
 KG_DEVICE uint32_t kg_f32_bits(float f) { return __float_as_uint(f); }
 KG_DEVICE uint32_t kg_shfl_xor_u32(uint32_t v, int m, int) { return __shfl_xor_sync(0xffffffffu, v, m); }
 KG_DEVICE int kg_msb(uint32_t x) { return 31 - __clz((int)x); }
+KG_DEVICE int kg_ctz(uint32_t x) { return __ffs((int)x) - 1; }  // x != 0
 // Rounded to float on their own: never contracted into an FMA.
 KG_DEVICE float kg_fmul_rn(float a, float b) { return __fmul_rn(a, b); }
 KG_DEVICE float kg_fadd_rn(float a, float b) { return __fadd_rn(a, b); }
@@ -111,6 +112,7 @@ KG_DEVICE float kg_bits_to_f32(uint32_t u) { return __builtin_bit_cast(float, u)
 // pragmas, and an operation outside `contract(off)` may be fused into an FMA.
 KG_DEVICE uint32_t kg_f32_bits(float f) { return __builtin_bit_cast(uint32_t, f); }
 KG_DEVICE int kg_msb(uint32_t x) { return 31 - __builtin_clz(x); }
+KG_DEVICE int kg_ctz(uint32_t x) { return __builtin_ctz(x); }  // x != 0
 KG_DEVICE float kg_fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }  // a * b + c, one rounding
 KG_DEVICE float kg_fmul_rn(float a, float b) {
 #pragma clang fp contract(off)
