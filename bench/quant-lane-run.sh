@@ -47,6 +47,18 @@ for f in ${FAMS:-quant_q8_1 quant_q8k}; do
   log "bench $f"
   phase 8 60 bin/gen bench $B --family $f --out "$r/$f-cuda.json" > "$r/$f-cuda.txt" 2>&1; log "exit $?"
 done
+# NCU=regex: Nsight Compute on the matching quant_q8_1 kernels at 4096 x 4096
+# (f16, bf16): what limits them, and instructions executed per element
+if [ -n "${NCU:-}" ]; then
+  printf 'rows: [4096]\nk: [4096]\n' > /tmp/q.yaml
+  log "ncu $NCU"
+  phase 20 150 ncu --clock-control none -k "regex:$NCU" -c 8 --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum,smsp__thread_inst_executed.sum' \
+    bin/gen bench --backend cuda --family quant_q8_1 --module "$q1" --dtypes f16,bf16 --reps 1 --rounds 1 \
+    --quant-shapes /tmp/q.yaml --out /tmp/ncu.json > "$r/ncu.txt" 2>&1
+  log "ncu exit $?"
+fi
 # SASS of the lane kernels only (the whole file is 26 MB), register use of all
 for c in /tmp/nv/*.cubin; do for k in $(cuobjdump -res-usage "$c" 2>/dev/null | grep -o 'quant_q8_1_[a-z0-9]*_lane'); do cuobjdump -sass -fun $k "$c"; done; done > "$r/sass-lane.txt" 2>&1
 for c in /tmp/nv/*.cubin; do cuobjdump -res-usage "$c"; done > "$r/res.txt" 2>&1
