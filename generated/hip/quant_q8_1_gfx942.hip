@@ -174,6 +174,19 @@ KG_DEVICE uint32_t f32_to_f16(uint32_t b) {
   return sign | (code < 0x7C00u ? code : 0x7C00u);
 }
 
+// f32_to_f16 with the hardware's conversion where it is known to be the
+// same function: CUDA's cvt.rn.f16.f32 rounds to nearest even with f16
+// subnormal results and overflow to infinity (a flushed subnormal f32 input
+// would round to a zero f16 anyway); only its NaN differs, so NaN is
+// mapped first. Elsewhere the integer routine.
+KG_DEVICE uint32_t f32_to_f16_fast(uint32_t b) {
+#if defined(__CUDACC__)
+  return f32_isnan(b) ? 0x7FFFu : (uint32_t)__half_as_ushort(__float2half_rn(kg_bits_to_f32(b)));
+#else
+  return f32_to_f16(b);
+#endif
+}
+
 // Element j of loaded words as binary32 bits (decoded exactly, in integers).
 template <int XT>
 KG_DEVICE uint32_t xbits(const uint32_t (&w)[4], int j) {
@@ -758,7 +771,7 @@ KG_DEVICE void q81l_block(const uint32_t (&xb)[32], const uint8_t* __restrict__ 
   } else {
     q81_fold<16, true>(v); q81_fold<8, true>(v); q81_fold<4, true>(v); q81_fold<2, true>(v); q81_fold<1, true>(v);
   }
-  out[0] = f32_to_f16(d) | (f32_to_f16(v[0]) << 16);
+  out[0] = f32_to_f16_fast(d) | (f32_to_f16_fast(v[0]) << 16);
 
   uint32_t near = fast ? 0u : 0xFFFFFFFFu;  // elements to redo, a bit each
   if (fast) {

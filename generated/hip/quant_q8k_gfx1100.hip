@@ -173,6 +173,19 @@ KG_DEVICE uint32_t f32_to_f16(uint32_t b) {
   return sign | (code < 0x7C00u ? code : 0x7C00u);
 }
 
+// f32_to_f16 with the hardware's conversion where it is known to be the
+// same function: CUDA's cvt.rn.f16.f32 rounds to nearest even with f16
+// subnormal results and overflow to infinity (a flushed subnormal f32 input
+// would round to a zero f16 anyway); only its NaN differs, so NaN is
+// mapped first. Elsewhere the integer routine.
+KG_DEVICE uint32_t f32_to_f16_fast(uint32_t b) {
+#if defined(__CUDACC__)
+  return f32_isnan(b) ? 0x7FFFu : (uint32_t)__half_as_ushort(__float2half_rn(kg_bits_to_f32(b)));
+#else
+  return f32_to_f16(b);
+#endif
+}
+
 // Element j of loaded words as binary32 bits (decoded exactly, in integers).
 template <int XT>
 KG_DEVICE uint32_t xbits(const uint32_t (&w)[4], int j) {
