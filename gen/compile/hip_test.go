@@ -314,7 +314,7 @@ var hipBytes = map[string]int{"f32": 4, "f16": 2, "bf16": 2, "fp8e4m3": 1}
 var hipEnum = map[string]string{"KG_F32": "f32", "KG_F16": "f16", "KG_BF16": "bf16", "KG_E4M3": "fp8e4m3"}
 
 var (
-	hipKernelRe = regexp.MustCompile(`^KG_KERNEL\((\d+)\)\s+(\w+)\s*\(`)
+	hipKernelRe = regexp.MustCompile(`^KG_KERNEL(?:_MIN)?\((\d+)(?:,\s*\d+)?\)\s+(\w+)\s*\(`)
 	// Other families: <family>_<dtype>_<tile>[_...] calling body<XT, LAYOUT, WG, WAVES[, ...]>.
 	hipQuantNameRe = regexp.MustCompile(`^[a-z0-9_]+?_(f32|f16|bf16)_([a-z0-9]+(?:_[a-z0-9]+)*)$`)
 	hipQuantCallRe = regexp.MustCompile(`^\s*(\w+)<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*\d+\s*)*>\(`)
@@ -353,7 +353,7 @@ func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) 
 			pending = nil
 			continue
 		}
-		if !strings.HasPrefix(line, "KG_KERNEL(") {
+		if !strings.HasPrefix(line, "KG_KERNEL(") && !strings.HasPrefix(line, "KG_KERNEL_MIN(") {
 			continue
 		}
 		m := hipKernelRe.FindStringSubmatch(line)
@@ -413,7 +413,7 @@ func hipOtherKernels(src []byte, family string) ([]hipKernel, map[int]string, er
 			pending = nil
 			continue
 		}
-		if !strings.HasPrefix(line, "KG_KERNEL(") {
+		if !strings.HasPrefix(line, "KG_KERNEL(") && !strings.HasPrefix(line, "KG_KERNEL_MIN(") {
 			continue
 		}
 		m := hipKernelRe.FindStringSubmatch(line)
@@ -861,7 +861,7 @@ func hipMMVQKernels(src []byte) ([]hipKernel, map[int]string, error) {
 			pending = nil
 			continue
 		}
-		if !strings.HasPrefix(line, "KG_KERNEL(") {
+		if !strings.HasPrefix(line, "KG_KERNEL(") && !strings.HasPrefix(line, "KG_KERNEL_MIN(") {
 			continue
 		}
 		m := hipKernelRe.FindStringSubmatch(line)

@@ -203,6 +203,30 @@ KG_DEVICE uint32_t xbits(const uint32_t (&w)[4], int j) {
 // ---- The lane-vector layouts (every tile but thread) -----------------------
 KG_DEVICE int kg_imax(int a, int b) { return a > b ? a : b; }
 KG_DEVICE uint32_t kg_umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+KG_DEVICE uint32_t kg_umax(uint32_t a, uint32_t b) { return a > b ? a : b; }
+// Unsigned 16-bit halves side by side: max, min, and subtraction with
+// wrap-around (CUDA's SIMD intrinsics; elsewhere half by half).
+KG_DEVICE uint32_t kg_umax16x2(uint32_t a, uint32_t b) {
+#if defined(__CUDACC__)
+  return __vmaxu2(a, b);
+#else
+  return kg_umax(a & 0xFFFFu, b & 0xFFFFu) | (kg_umax(a >> 16, b >> 16) << 16);
+#endif
+}
+KG_DEVICE uint32_t kg_umin16x2(uint32_t a, uint32_t b) {
+#if defined(__CUDACC__)
+  return __vminu2(a, b);
+#else
+  return kg_umin(a & 0xFFFFu, b & 0xFFFFu) | (kg_umin(a >> 16, b >> 16) << 16);
+#endif
+}
+KG_DEVICE uint32_t kg_usub16x2(uint32_t a, uint32_t b) {
+#if defined(__CUDACC__)
+  return __vsub2(a, b);
+#else
+  return ((a - b) & 0xFFFFu) | (((a >> 16) - (b >> 16)) << 16);
+#endif
+}
 // Element j of loaded words as binary32 bits, exactly: f32 and bf16 are bit
 // moves; f16 through the CUDA conversion (exact for every f16, subnormals
 // included: they are normal binary32 numbers), elsewhere in integers. Below
@@ -733,21 +757,45 @@ KG_DEVICE void q81_fold(uint32_t (&v)[32]) {
   }
 }
 
-// One block in one lane: xb[] its 32 elements (zeros past K), X + off its
-// first element in memory (read again only for bytes near a tie, and for
-// every byte of a block outside the fast range), out the 9 words it writes
-// (global memory, or the workgroup's staging area in LDS).
+// One block in one lane: raw[] its 32 elements as loaded (zeros past K; two
+// 16-bit elements a word, the lower first), X + off its first element in
+// memory (read again only for bytes near a tie, and for every byte of a
+// block outside the fast range), out the 9 words it writes (global memory,
+// or the workgroup's staging area in LDS).
 template <int XT>
-KG_DEVICE void q81l_block(const uint32_t (&xb)[32], const uint8_t* __restrict__ X, size_t off, unsigned kleft, uint32_t* out) {
-  constexpr int QK = 32, XB = kg_type<XT>::bytes;
-  // amax as integers (|x| bits; NaN above Inf), small: the least |x| - 1
-  // (0 wraps to the top), below 0x0D7FFFFF when some nonzero |x| < 2^-100.
-  uint32_t amaxb = 0u, small = 0xFFFFFFFFu;
+KG_DEVICE void q81l_block(const uint32_t (&raw)[32 * kg_type<XT>::bytes / 4], const uint8_t* __restrict__ X, size_t off, unsigned kleft, uint32_t* out) {
+  constexpr int QK = 32, XB = kg_type<XT>::bytes, NW = QK * XB / 4;
+  uint32_t xb[QK];
 #pragma unroll
   for (int j = 0; j < QK; ++j) {
-    const uint32_t a = xb[j] & 0x7FFFFFFFu;
-    amaxb = a > amaxb ? a : amaxb;
-    if constexpr (XT != KG_F16) small = kg_umin(small, a - 1u);
+    const uint32_t w[4] = {raw[j * XB / 4], raw[j * XB / 4], raw[j * XB / 4], raw[j * XB / 4]};
+    xb[j] = xdec<XT>(w, XB == 2 ? (j & 1) : 0);
+  }
+  // amax as integers (|x| bits; NaN above Inf), small: the least |x| - 1
+  // (0 wraps to the top), below 0x0D7FFFFF when some nonzero |x| < 2^-100.
+  // 16-bit input: on both halves of each word at once (their codes order
+  // as their magnitudes, NaN above Inf, as binary32 bits do), then the
+  // larger half decoded; bf16 2^-100 is 0x0D80.
+  uint32_t amaxb = 0u, small = 0xFFFFFFFFu;
+  if constexpr (XB == 2) {
+    uint32_t m2 = 0u, s2 = 0xFFFFFFFFu;
+#pragma unroll
+    for (int i = 0; i < NW; ++i) {
+      const uint32_t a = raw[i] & 0x7FFF7FFFu;
+      m2 = kg_umax16x2(m2, a);
+      if constexpr (XT == KG_BF16) s2 = kg_umin16x2(s2, kg_usub16x2(a, 0x00010001u));
+    }
+    const uint32_t hm = kg_umax(m2 & 0xFFFFu, m2 >> 16);
+    const uint32_t w[4] = {hm, 0u, 0u, 0u};
+    amaxb = xdec<XT>(w, 0);
+    if constexpr (XT == KG_BF16) small = kg_umin(s2 & 0xFFFFu, s2 >> 16) >= 0x0D7Fu ? 0xFFFFFFFFu : 0u;
+  } else {
+#pragma unroll
+    for (int j = 0; j < QK; ++j) {
+      const uint32_t a = xb[j] & 0x7FFFFFFFu;
+      amaxb = a > amaxb ? a : amaxb;
+      small = kg_umin(small, a - 1u);
+    }
   }
   const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;  // in [2^-100, FLT_MAX]
   if (amaxb > 0x7F800000u) {
@@ -829,15 +877,13 @@ KG_DEVICE void q8_1l(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
       xs[b * NC + (c ^ ((NC == 8 ? b : b >> 1) & (NC - 1)))] = src[g];
     }
     kg_sync();
-    uint32_t xb[QK];
+    uint32_t raw[QK * XB / 4];
 #pragma unroll
     for (int c = 0; c < NC; ++c) {
       const kg_u4 q = xs[tid * NC + (c ^ ((NC == 8 ? tid : tid >> 1) & (NC - 1)))];
-      const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-      for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w, j);
+      raw[4 * c] = q.x, raw[4 * c + 1] = q.y, raw[4 * c + 2] = q.z, raw[4 * c + 3] = q.w;
     }
-    q81l_block<XT>(xb, X, (size_t)block * QK, QK, (uint32_t*)ys + tid * BW);
+    q81l_block<XT>(raw, X, (size_t)block * QK, QK, (uint32_t*)ys + tid * BW);
     kg_sync();
     kg_u4* dst = (kg_u4*)(Y + (size_t)first * BW);
     for (int i = tid; i < WG * BW / 4; i += WG) dst[i] = ys[i];
@@ -846,24 +892,25 @@ KG_DEVICE void q8_1l(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
   if (block >= total) return;  // no barrier follows
   const unsigned k0 = (block % nb) * QK;
   const size_t off = (size_t)(block / nb) * (unsigned)K + k0;  // element index of the block's first
-  uint32_t xb[QK];
+  uint32_t raw[QK * XB / 4];
   if ((unsigned)K % PER == 0u && ((size_t)X & 15u) == 0u) {
 #pragma unroll
     for (int c = 0; c < NC; ++c) {
       uint32_t w[4] = {0u, 0u, 0u, 0u};
       if (k0 + c * PER < (unsigned)K) kg_load<16>(w, X + (off + c * PER) * XB);
-#pragma unroll
-      for (int j = 0; j < PER; ++j) xb[c * PER + j] = xdec<XT>(w, j);
+      raw[4 * c] = w[0], raw[4 * c + 1] = w[1], raw[4 * c + 2] = w[2], raw[4 * c + 3] = w[3];
     }
   } else {
+#pragma unroll
+    for (int i = 0; i < QK * XB / 4; ++i) raw[i] = 0u;
 #pragma unroll
     for (int j = 0; j < QK; ++j) {
       uint32_t w[4] = {0u, 0u, 0u, 0u};
       if (k0 + j < (unsigned)K) kg_load<XB>(w, X + (off + j) * XB);
-      xb[j] = xdec<XT>(w, 0);
+      raw[j * XB / 4] |= XB == 2 ? (w[0] & 0xFFFFu) << (16 * (j & 1)) : w[0];
     }
   }
-  q81l_block<XT>(xb, X, off, (unsigned)K - k0, Y + (size_t)block * BW);
+  q81l_block<XT>(raw, X, off, (unsigned)K - k0, Y + (size_t)block * BW);
 }
 
 // The body of every kernel: the thread tile (the baseline) runs q8_1t, the
@@ -887,9 +934,12 @@ KG_DEVICE void q8_1(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
 // workgroups; block = workgroup size in its name's tile. The thread tile
 // runs q8_1t (a lane per block, the baseline), the lane tile q8_1l (a lane
 // per block, certified), every other q8_1v (one block a lane pair) or
-// q8_1v2 (two: names ending _sb2).
+// q8_1v2 (two: names ending _sb2). The 16-bit lane kernels keep 16
+// workgroups a compute unit resident (registers capped at 64: 3-7% faster
+// than the uncapped 73-78 at 4096 rows in run 2026-12-04 call 6; slower for
+// f32).
 
-KG_KERNEL(64) quant_q8_1_bf16_lane(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
+KG_KERNEL_MIN(64, 16) quant_q8_1_bf16_lane(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
   q8_1<KG_BF16, KG_THREAD, 64, 0, 1, 1>(X, Y, rows, K, gx);
 }
 KG_KERNEL(256) quant_q8_1_bf16_multi(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
@@ -913,7 +963,7 @@ KG_KERNEL(256) quant_q8_1_bf16_wg(const uint8_t* X, uint32_t* Y, int rows, int K
 KG_KERNEL(256) quant_q8_1_bf16_wg_sb2(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
   q8_1<KG_BF16, KG_WORKGROUP, 256, 0, 2, 0>(X, Y, rows, K, gx);
 }
-KG_KERNEL(64) quant_q8_1_f16_lane(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
+KG_KERNEL_MIN(64, 16) quant_q8_1_f16_lane(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {
   q8_1<KG_F16, KG_THREAD, 64, 0, 1, 1>(X, Y, rows, K, gx);
 }
 KG_KERNEL(256) quant_q8_1_f16_multi(const uint8_t* X, uint32_t* Y, int rows, int K, int gx) {

@@ -202,6 +202,30 @@ KG_DEVICE uint32_t xbits(const uint32_t (&w)[4], int j) {
 // ---- The lane-vector layouts (every tile but thread) -----------------------
 KG_DEVICE int kg_imax(int a, int b) { return a > b ? a : b; }
 KG_DEVICE uint32_t kg_umin(uint32_t a, uint32_t b) { return a < b ? a : b; }
+KG_DEVICE uint32_t kg_umax(uint32_t a, uint32_t b) { return a > b ? a : b; }
+// Unsigned 16-bit halves side by side: max, min, and subtraction with
+// wrap-around (CUDA's SIMD intrinsics; elsewhere half by half).
+KG_DEVICE uint32_t kg_umax16x2(uint32_t a, uint32_t b) {
+#if defined(__CUDACC__)
+  return __vmaxu2(a, b);
+#else
+  return kg_umax(a & 0xFFFFu, b & 0xFFFFu) | (kg_umax(a >> 16, b >> 16) << 16);
+#endif
+}
+KG_DEVICE uint32_t kg_umin16x2(uint32_t a, uint32_t b) {
+#if defined(__CUDACC__)
+  return __vminu2(a, b);
+#else
+  return kg_umin(a & 0xFFFFu, b & 0xFFFFu) | (kg_umin(a >> 16, b >> 16) << 16);
+#endif
+}
+KG_DEVICE uint32_t kg_usub16x2(uint32_t a, uint32_t b) {
+#if defined(__CUDACC__)
+  return __vsub2(a, b);
+#else
+  return ((a - b) & 0xFFFFu) | (((a >> 16) - (b >> 16)) << 16);
+#endif
+}
 // Element j of loaded words as binary32 bits, exactly: f32 and bf16 are bit
 // moves; f16 through the CUDA conversion (exact for every f16, subnormals
 // included: they are normal binary32 numbers), elsewhere in integers. Below
