@@ -177,23 +177,23 @@ enum {
 KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"hip/gemv_gfx1100.hip", "73814977863a050342127353112702989b5ad2124ef8260a96dce2e629f5c3b9"},
   {"hip/mmvq_gfx1100.hip", "1af167d3c7f8c0821b7182d16424d7b615204d7bc29085db403fd15fa21a6d9f"},
-  {"hip/quant_q8_1_gfx1100.hip", "d3dcae0730b7fb1959ed30ef4896084058db928d4bd3071d5bb7907ac9b5f3fe"},
+  {"hip/quant_q8_1_gfx1100.hip", "086ffd5ff591110c1448e37789990348818f2b76fe60393cfb680c242d15a0d9"},
   {"hip/quant_q8k_gfx1100.hip", "8df334effe5582bfec31e0d653ad4f02a1e0bca50233527e2878c0e085316196"},
   {"hip/gemv_gfx1200.hip", "3ececfcb6cb3163e05dd39d0ea2f612143d4b8eff27117a15c1d470215e50484"},
   {"hip/mmvq_gfx1200.hip", "d1785f7667ed70308914895763f0525426e0671bb1ea8bb012eb12f6c411f812"},
-  {"hip/quant_q8_1_gfx1200.hip", "4b9b60a12d4a8bd109853f1172991cc7201ad3a1b15ef7d25a5e321499471bfa"},
+  {"hip/quant_q8_1_gfx1200.hip", "8c97448922f230917065c689f361479be96536091ec0c526bae07d13fc42c447"},
   {"hip/quant_q8k_gfx1200.hip", "88fc447607833696de91b4b82bf3a25294d504a52c7da5e38c39266b2f130348"},
   {"hip/gemv_gfx90a.hip", "4594e8beed5c051455620f1f8a0b3392f164f95de7ad8acc0e1e3aba12dab562"},
   {"hip/mmvq_gfx90a.hip", "60a312973e80af42812fc969f4991a036e6b31bc8b36fa354217103e77c7906e"},
-  {"hip/quant_q8_1_gfx90a.hip", "88f9952caadfc019b1ea817e91da2cb1585fcd37221908e55f2f1886267ad6e2"},
+  {"hip/quant_q8_1_gfx90a.hip", "ce11bcaee5452982359e3834306625ac2db3e782c17d23a9440455da11dc1bf7"},
   {"hip/quant_q8k_gfx90a.hip", "d4cfaa92b809675dc723610f91cf687ea8b00739f55740a7e1370b8aa9b1d427"},
   {"hip/gemv_gfx942.hip", "41819b25ec2b0642a180700c7e299183030a3b740a42eab4cfb4e2b29b158fea"},
   {"hip/mmvq_gfx942.hip", "9fcb46041232c965484e1fbf361af62331ec0f6cbe4d98325bfec94e0f6d49aa"},
-  {"hip/quant_q8_1_gfx942.hip", "6784003c34994f9fee9b95f368c3bf22a52affa02075d3ad11eb1e6fb238f945"},
+  {"hip/quant_q8_1_gfx942.hip", "30e333a2f4cb9b25022f5e45bef64c449ac96318a78362588b6edd182744f1e1"},
   {"hip/quant_q8k_gfx942.hip", "35f96b01d4ae50e121889b93d05f2b5d589547a34de5db3f0e96ef66ce52b5b6"},
   {"hip/gemv_sm90.hip", "964ccd5d476b54a72bd3608aa0085057380c5bc051f438d18ba782cd44f00a8a"},
   {"hip/mmvq_sm90.hip", "8e571b8a973ee883499acd257f8d86ef6e759d87b84dd75e0d2da2c6bece738e"},
-  {"hip/quant_q8_1_sm90.hip", "29fc09ecbc95617cbf57ef524c741b84f6e32d29c32a5ee2f83bde7485cc6ff8"},
+  {"hip/quant_q8_1_sm90.hip", "11b06f0c9196061431ed32eac51a820c96e21086edb32bc57bc4c3f02dca0af0"},
   {"hip/quant_q8k_sm90.hip", "9f2bf50676ac289d75cd60f3def27c8c8d2ca32fd77da3ea2b870dda06cb0cb0"},
   {"spirv/gemv_bf16_p1_subgroup.spv", "5be86ef10a3e0fd1c4c42314382ddcafce8298ad154bc7c78e7ff6108e39032e"},
   {"spirv/gemv_bf16_p1_splitk.spv", "c4127994e27011ff8e5da79fdaa2cacb19de7249934bacad994a5c8c9ca44c6c"},
@@ -14641,12 +14641,13 @@ static inline int kg_quant_q8_1_eligible(const kg_variant* v, const kg_op* op, c
   return 0;
 }
 
-#define KG_QUANT_Q8_1_NKEYS 8
+#define KG_QUANT_Q8_1_NKEYS 9
 static inline void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, const kg_device* d, long long* keys) {
   int i = 0;
   (void)v; (void)op; (void)d;
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = (v->p[KG_P_tile] == KG_S_thread);
+    keys[i++] = ((v->p[KG_P_tile] == KG_S_lane) != ((kg_dtype_fn(1, v->p[KG_P_dtype]) == 2LL) || (kg_mul(op->m, kg_cdiv(op->k, 32LL)) >= 256LL)));
     keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 65536LL)));
     keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
     keys[i++] = (v->p[KG_P_passes] != 1LL);
@@ -14657,7 +14658,7 @@ static inline void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, cons
     keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 65536LL)));
     keys[i++] = (v->p[KG_P_tile] != KG_S_sg);
   }
-  while (i < 4) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
+  while (i < 5) keys[i++] = 0; /* arch files without keys: pad, ties everywhere */
   keys[i++] = (v->p[KG_P_tile] == KG_S_thread); /* a lane per block is the baseline kept to measure against */
   keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 65536LL))); /* 4 subgroups per workgroup from 64Ki elements per compute unit, one below */
   keys[i++] = (v->p[KG_P_tile] != KG_S_sg); /* otherwise a subgroup per workgroup */

@@ -758,12 +758,12 @@ KG_DEVICE void q81_fold(uint32_t (&v)[32]) {
 }
 
 // One block in one lane: raw[] its 32 elements as loaded (zeros past K; two
-// 16-bit elements a word, the lower first), X + off its first element in
-// memory (read again only for bytes near a tie, and for every byte of a
-// block outside the fast range), out the 9 words it writes (global memory,
-// or the workgroup's staging area in LDS).
-template <int XT>
-KG_DEVICE void q81l_block(const uint32_t (&raw)[32 * kg_type<XT>::bytes / 4], const uint8_t* __restrict__ X, size_t off, unsigned kleft, uint32_t* out) {
+// 16-bit elements a word, the lower first), fetch(j) element j's binary32
+// bits again (from LDS or X: only for bytes near a tie, and for every byte
+// of a block outside the fast range), out the 9 words it writes (global
+// memory, or the workgroup's staging area in LDS).
+template <int XT, typename Fetch>
+KG_DEVICE void q81l_block(const uint32_t (&raw)[32 * kg_type<XT>::bytes / 4], Fetch fetch, uint32_t* out) {
   constexpr int QK = 32, XB = kg_type<XT>::bytes, NW = QK * XB / 4;
   uint32_t xb[QK];
 #pragma unroll
@@ -835,15 +835,13 @@ KG_DEVICE void q81l_block(const uint32_t (&raw)[32 * kg_type<XT>::bytes / 4], co
       out[1 + w] = word ^ 0x80808080u;
     }
   }
-  // Bytes near a tie (every byte outside the fast range), from X again (no
+  // Bytes near a tie (every byte outside the fast range), fetched again (no
   // register array indexed by a loop variable), each stored over its byte.
   uint8_t* qs = (uint8_t*)(out + 1);
   while (near != 0u) {
     const int j = kg_ctz(near);
     near &= near - 1u;
-    uint32_t w[4] = {0u, 0u, 0u, 0u};
-    if ((unsigned)j < kleft) kg_load<XB>(w, X + (off + j) * XB);
-    qs[j] = (uint8_t)(zero ? 0u : qbyte(f32_div(xdec<XT>(w, 0), d)));
+    qs[j] = (uint8_t)(zero ? 0u : qbyte(f32_div(fetch(j), d)));
   }
 }
 
@@ -883,7 +881,15 @@ KG_DEVICE void q8_1l(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
       const kg_u4 q = xs[tid * NC + (c ^ ((NC == 8 ? tid : tid >> 1) & (NC - 1)))];
       raw[4 * c] = q.x, raw[4 * c + 1] = q.y, raw[4 * c + 2] = q.z, raw[4 * c + 3] = q.w;
     }
-    q81l_block<XT>(raw, X, (size_t)block * QK, QK, (uint32_t*)ys + tid * BW);
+    // element j again, from the block's chunk in LDS (bf16 has exact ties
+    // in about 1 of 1250 elements; a load from X took longer)
+    auto fetch = [&](int j) -> uint32_t {
+      const int c = j / PER, e = j % PER;
+      const uint32_t* q = (const uint32_t*)&xs[tid * NC + (c ^ ((NC == 8 ? tid : tid >> 1) & (NC - 1)))];
+      const uint32_t w[4] = {q[e * XB / 4], 0u, 0u, 0u};
+      return xdec<XT>(w, XB == 2 ? (e & 1) : 0);
+    };
+    q81l_block<XT>(raw, fetch, (uint32_t*)ys + tid * BW);
     kg_sync();
     kg_u4* dst = (kg_u4*)(Y + (size_t)first * BW);
     for (int i = tid; i < WG * BW / 4; i += WG) dst[i] = ys[i];
@@ -910,7 +916,12 @@ KG_DEVICE void q8_1l(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
       raw[j * XB / 4] |= XB == 2 ? (w[0] & 0xFFFFu) << (16 * (j & 1)) : w[0];
     }
   }
-  q81l_block<XT>(raw, X, off, (unsigned)K - k0, Y + (size_t)block * BW);
+  auto fetch = [&](int j) -> uint32_t {
+    uint32_t w[4] = {0u, 0u, 0u, 0u};
+    if (k0 + j < (unsigned)K) kg_load<XB>(w, X + (off + j) * XB);
+    return xdec<XT>(w, 0);
+  };
+  q81l_block<XT>(raw, fetch, Y + (size_t)block * BW);
 }
 
 // The body of every kernel: the thread tile (the baseline) runs q8_1t, the
