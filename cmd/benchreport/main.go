@@ -104,6 +104,7 @@ func main() {
 	init := flag.String("init", "", "-fit, -eval: start the fit from these constants (name=value,...) instead of the committed ones")
 	exclude := flag.String("exclude-models", "", "-eval: leave these models' cases (comma-separated) out of the committed heuristic's score (e.g. the ones its keys were fitted on)")
 	detail := flag.Bool("v", false, "-eval: list every held-out case the model picks more than 10% slow")
+	quantRun := flag.String("quant-run", "", "take the quantizer sections from this run's -quant-cuda.json and -quant-vulkan.json, with its -copy.txt and -empty.txt (a device call of their own)")
 	flag.Parse()
 	if *eval || *fit {
 		if flag.NArg() == 0 {
@@ -294,15 +295,28 @@ func main() {
 	if err := mmvqSection(&md, *dir, *run, cubGraph, cub.CopyGBps); err != nil {
 		log.Fatal(err)
 	}
+	// The quantizer sections: this run's files, or -quant-run's (its own
+	// device call, with its copy bandwidth and empty-kernel floor).
+	qrun, qcopy, qfloor := *run, cub.CopyGBps, 0.0
+	if *quantRun != "" {
+		qrun = *quantRun
+		var err error
+		if qcopy, qfloor, err = quantRunFloors(*dir, qrun); err != nil {
+			log.Fatal(err)
+		}
+	}
 	for _, f := range []struct{ suffix, title string }{
 		{"-quant-cuda.json", "Activation quantizers, CUDA path (sm90 HIP sources through nvcc)"},
 		{"-quant-vulkan.json", "Activation quantizers, Vulkan path"},
 	} {
 		var q quantFile
-		if !read(filepath.Join(*dir, *run+f.suffix), &q) {
+		if !read(filepath.Join(*dir, qrun+f.suffix), &q) {
 			continue
 		}
-		if err := quantSection(&md, *dir, *run, f.title, q, cub.CopyGBps); err != nil {
+		if qrun != *run {
+			fmt.Fprintf(&md, "## %s\n\nFrom run %s, a device call of its own (bench/results/%s-*): its copy bandwidth %.0f GB/s; an empty kernel launched as gen bench launches (graph of 64) took %.2f us.\n\n", f.title, qrun, qrun, qcopy, qfloor)
+		}
+		if err := quantSection(&md, *dir, qrun, f.title, q, qcopy, qfloor, qrun != *run); err != nil {
 			log.Fatal(err)
 		}
 	}

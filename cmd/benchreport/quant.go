@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
@@ -56,12 +59,17 @@ type quantResult struct {
 // quantSection writes the quantizer tables, one chart per family (into dir,
 // named run-quant-<backend>-<family>.png) and the two targets with their
 // measured numbers. copyGBps is the run's copy bandwidth (0: unknown).
-func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps float64) error {
+// floorUS is an empty kernel's launch time in the same run (0: unknown);
+// headed says the caller wrote the section's heading.
+func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, floorUS float64, headed bool) error {
 	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
-	p("## %s\n\n", title)
-	p("Device %s, driver %s, %d cases. Each tile (thread: a lane per block, the baseline; sg: a subgroup per block; multi: 4\n", q.Device, q.Driver, len(q.Results))
-	p("subgroups, a block each; wg: 256 lanes, an element each) is timed on inputs rotated over >= 512 MiB (CUDA; Vulkan\n")
-	p("rotates over at most 512 buffer copies). GB/s counts input read + blocks written; `%% copy` = GB/s / copy GB/s.\n\n")
+	if !headed {
+		p("## %s\n\n", title)
+	}
+	p("Device %s, driver %s, %d cases. Each tile (thread: a lane per block, the baseline; lane: a lane per block, bytes\n", q.Device, q.Driver, len(q.Results))
+	p("decided in fixed point, Q8_1 only; sg: a subgroup per block; multi: 4 subgroups, a block each; wg: 256 lanes, an\n")
+	p("element each) is timed on inputs rotated over >= 512 MiB (CUDA; Vulkan rotates over at most 512 buffer copies).\n")
+	p("GB/s counts input read + blocks written; `%% copy` = GB/s / copy GB/s.\n\n")
 	byFamily := map[string][]quantResult{}
 	var families []string
 	for _, r := range q.Results {
@@ -82,13 +90,21 @@ func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps flo
 		var one, big []string
 		for _, r := range byFamily[f] {
 			if r.Rows == 1 && r.K == 4096 {
-				one = append(one, fmt.Sprintf("%s %.1fx (%s %.2f us, thread %.2f us)", r.Dtype, r.Speedup, r.BestTile, r.BestUS, r.ThreadUS))
+				s := fmt.Sprintf("%s %.1fx (%s %.2f us, thread %.2f us", r.Dtype, r.Speedup, r.BestTile, r.BestUS, r.ThreadUS)
+				if floorUS > 0 {
+					s += fmt.Sprintf("; %.2fx the empty kernel", r.BestUS/floorUS)
+				}
+				one = append(one, s+")")
 			}
 			if r.Rows == 4096 {
 				big = append(big, fmt.Sprintf("%s K=%d %.0f%%", r.Dtype, r.K, pct(r.BestGBps)))
 			}
 		}
-		p("- %s at one row, K = 4096, at least 20x faster than the thread-per-block baseline: %s.\n", f, orNone(one))
+		if floorUS > 0 {
+			p("- %s at one row, K = 4096, at least 20x faster than the thread-per-block baseline and within 1.3x of an empty kernel (%.2f us): %s.\n", f, floorUS, orNone(one))
+		} else {
+			p("- %s at one row, K = 4096, at least 20x faster than the thread-per-block baseline: %s.\n", f, orNone(one))
+		}
 		p("- %s at 4096 rows, at least 80%% of copy bandwidth (best tile): %s.\n", f, orNone(big))
 	}
 	heur, known, n := 0, 0, 0
@@ -139,6 +155,29 @@ func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps flo
 		p("\n")
 	}
 	return nil
+}
+
+// quantRunFloors reads a quantizer run's copy bandwidth (RUN-copy.txt:
+// "copy N GB/s ...") and its empty kernel's launch (RUN-empty.txt: the
+// least "N us per launch"; 0 when the file is missing).
+func quantRunFloors(dir, run string) (copyGBps, floorUS float64, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, run+"-copy.txt"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("-quant-run %s: %v (the copy bandwidth of that device call)", run, err)
+	}
+	m := regexp.MustCompile(`copy (\d+(?:\.\d+)?) GB/s`).FindSubmatch(b)
+	if m == nil {
+		return 0, 0, fmt.Errorf("-quant-run %s: no \"copy N GB/s\" in %s-copy.txt", run, run)
+	}
+	copyGBps, _ = strconv.ParseFloat(string(m[1]), 64)
+	if e, err := os.ReadFile(filepath.Join(dir, run+"-empty.txt")); err == nil {
+		for _, m := range regexp.MustCompile(`(\d+(?:\.\d+)?) us per launch`).FindAllSubmatch(e, -1) {
+			if v, _ := strconv.ParseFloat(string(m[1]), 64); floorUS == 0 || v < floorUS {
+				floorUS = v
+			}
+		}
+	}
+	return copyGBps, floorUS, nil
 }
 
 func orNone(s []string) string {

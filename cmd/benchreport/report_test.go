@@ -82,7 +82,7 @@ func TestQuantSection(t *testing.T) {
 	}, NotEligible: []skipped{{Op: "quant_q8k f32 m=1 n=1 k=1000", Reason: "not eligible: Q8_K quantizes whole 256-element superblocks"}}}
 	dir := t.TempDir()
 	var out strings.Builder
-	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000); err != nil {
+	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -153,5 +153,25 @@ func TestMMVQSection(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("chart %s: %v", f, err)
 		}
+	}
+}
+
+// TestQuantRunFloors reads a quantizer run's copy bandwidth and its least
+// empty-kernel launch, and names the file when the copy figure is missing.
+func TestQuantRunFloors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := quantRunFloors(dir, "r"); err == nil || !strings.Contains(err.Error(), "r-copy.txt") {
+		t.Fatalf("no copy file: err = %v, want one naming r-copy.txt", err)
+	}
+	write("r-copy.txt", "copy 4261 GB/s (4 GiB f32, read + write, median of 10)\n")
+	write("r-empty.txt", "empty kernel grid 1 x 64 lanes, graph of 64: 0.546 us per launch (median of 20)\nempty kernel grid 1 x 256 lanes, graph of 64: 0.529 us per launch (median of 20)\n")
+	c, f, err := quantRunFloors(dir, "r")
+	if err != nil || c != 4261 || f != 0.529 {
+		t.Fatalf("quantRunFloors = %v, %v, %v; want 4261, 0.529, nil", c, f, err)
 	}
 }
