@@ -419,16 +419,19 @@ void q81l_block(const uint xb[32], uint off, uint kleft, out uint ow[9]) {
 // reads its block back (words XOR-swizzled: 8 lanes reading 16 bytes each
 // hit 8 different bank groups), writes its 9 words into shared memory, and
 // the workgroup stores them coalesced (lane t words t, t + WG, ...). Any
-// other workgroup loads and stores lane by lane. The condition is uniform
-// over the workgroup, so are the barriers.
+// other workgroup loads and stores lane by lane. staged is uniform over the
+// workgroup, so are the barriers; one call of q81l_block serves both.
 void main_lane() {
   const uint total = pc.rows * pc.nb;
   const uint first = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WG;
   const uint tid = gl_LocalInvocationID.x;
   const uint block = first + tid;
+  const bool staged = first + WG <= total && pc.K % QK == 0u;
+  if (!staged && block >= total) return;  // no barrier in a workgroup not staged
+  const uint k0 = (block % pc.nb) * QK;
+  const uint off = (block / pc.nb) * pc.K + k0;  // element index of the block's first
   uint xb[QK];
-  uint ow[BLOCK_WORDS];
-  if (first + WG <= total && pc.K % QK == 0u) {
+  if (staged) {
     [[unroll]] for (uint i = 0u; i < NC; ++i) {
       const uint g = tid + i * WG, b = g / NC, c = g % NC;
       xs[b * NC + (c ^ ((NC == 8u ? b : b >> 1) & (NC - 1u)))] = x4[first * NC + g];
@@ -438,16 +441,7 @@ void main_lane() {
       const uvec4 w = xs[tid * NC + (c ^ ((NC == 8u ? tid : tid >> 1) & (NC - 1u)))];
       [[unroll]] for (uint j = 0u; j < XPER; ++j) xb[c * XPER + j] = xdec(w, j);
     }
-    q81l_block(xb, block * QK, QK, ow);
-    [[unroll]] for (uint w = 0u; w < BLOCK_WORDS; ++w) ys[tid * BLOCK_WORDS + w] = ow[w];
-    barrier();
-    [[unroll]] for (uint i = 0u; i < BLOCK_WORDS; ++i) y[first * BLOCK_WORDS + tid + i * WG] = ys[tid + i * WG];
-    return;
-  }
-  if (block >= total) return;  // no barrier follows
-  const uint k0 = (block % pc.nb) * QK;
-  const uint off = (block / pc.nb) * pc.K + k0;  // element index of the block's first
-  if (pc.K % XPER == 0u) {
+  } else if (pc.K % XPER == 0u) {
     [[unroll]] for (uint c = 0u; c < NC; ++c) {
       const uvec4 w = k0 + c * XPER < pc.K ? x4[(off + c * XPER) / XPER] : uvec4(0u);
       [[unroll]] for (uint j = 0u; j < XPER; ++j) xb[c * XPER + j] = xdec(w, j);
@@ -455,8 +449,15 @@ void main_lane() {
   } else {
     [[unroll]] for (uint j = 0u; j < QK; ++j) xb[j] = k0 + j < pc.K ? xbits(off + j) : 0u;
   }
+  uint ow[BLOCK_WORDS];
   q81l_block(xb, off, pc.K - k0, ow);
-  [[unroll]] for (uint w = 0u; w < BLOCK_WORDS; ++w) y[block * BLOCK_WORDS + w] = ow[w];
+  if (staged) {
+    [[unroll]] for (uint w = 0u; w < BLOCK_WORDS; ++w) ys[tid * BLOCK_WORDS + w] = ow[w];
+    barrier();
+    [[unroll]] for (uint i = 0u; i < BLOCK_WORDS; ++i) y[first * BLOCK_WORDS + tid + i * WG] = ys[tid + i * WG];
+  } else {
+    [[unroll]] for (uint w = 0u; w < BLOCK_WORDS; ++w) y[block * BLOCK_WORDS + w] = ow[w];
+  }
 }
 
 // The thread tile (the baseline): a lane per block, every byte divided.
