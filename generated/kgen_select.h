@@ -268,7 +268,7 @@ KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"spirv/quant_q8_1_bf16_thread.spv", "0ee68bc47b2b7a4668afc81811cf4288f10af71d956e4e6d568992c9ce8cc301"},
   {"spirv/quant_q8_1_bf16_subgroup.spv", "1d6d5c7a65aaa81ab2a2f74a29fd80b54587f06dcc97e696aa3e306efd09cc2e"},
   {"spirv/quant_q8_1_bf16_workgroup.spv", "1d6d5c7a65aaa81ab2a2f74a29fd80b54587f06dcc97e696aa3e306efd09cc2e"},
-  {"spirv/quant_q8_1_f16_thread.spv", "41fc6de74e8f81a2d96f7f268dd62cc311d07a5ea4ae091d80e11f19f114d403"},
+  {"spirv/quant_q8_1_f16_thread.spv", "7cadd1cb8ce832916af221705b8e12cef13fe5e3555add13232d6832729fd370"},
   {"spirv/quant_q8_1_f16_subgroup.spv", "1898424f21a177fb350013e105e2bcd3263bdc0482db6a55278a2f30c0cb5bde"},
   {"spirv/quant_q8_1_f16_workgroup.spv", "1898424f21a177fb350013e105e2bcd3263bdc0482db6a55278a2f30c0cb5bde"},
   {"spirv/quant_q8_1_f32_thread.spv", "b211a8d281355b2ad8995f89f414dd282a18a88b038f9ac717ab25187cb2393c"},

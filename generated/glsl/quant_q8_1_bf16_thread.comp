@@ -373,7 +373,8 @@ void q81l_block(const uint xb[32], uint off, uint kleft, out uint ow[9]) {
   const bool zero = amaxb == 0u;
   precise float inv = uintBitsToFloat(fast ? f32_div(0x3F800000u, d) : 0u) * 32768.0;  // 2^15 / d
 
-  // s: 5 steps, each unrolled (its trip count a constant)
+  // s: 5 steps, each unrolled (its trip count a constant); f16 input
+  // always takes the hardware's adds
   uint v[QK] = xb;
   if (small >= 0x0D7FFFFFu) {
     Q81_FOLD(16u, fadd_hw) Q81_FOLD(8u, fadd_hw) Q81_FOLD(4u, fadd_hw) Q81_FOLD(2u, fadd_hw) Q81_FOLD(1u, fadd_hw)

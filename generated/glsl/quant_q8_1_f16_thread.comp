@@ -362,13 +362,9 @@ uint fadd_hw(uint a, uint b) {
 // every byte of a block outside the fast range), kleft the elements of its
 // row from there; ow its 9 words.
 void q81l_block(const uint xb[32], uint off, uint kleft, out uint ow[9]) {
-  // amax as integers (|x| bits; NaN above Inf); small: the least |x| - 1
-  // (0 wraps to the top), below 0x0D7FFFFF when some nonzero |x| < 2^-100.
-  uint amaxb = 0u, small = 0xFFFFFFFFu;
-  [[unroll]] for (uint j = 0u; j < QK; ++j) {
-    const uint a = xb[j] & 0x7FFFFFFFu;
-    amaxb = max(amaxb, a);
-  }
+  // amax as integers (|x| bits; NaN above Inf).
+  uint amaxb = 0u;
+  [[unroll]] for (uint j = 0u; j < QK; ++j) amaxb = max(amaxb, xb[j] & 0x7FFFFFFFu);
   const bool fast = amaxb - 0x0D800000u < 0x7F800000u - 0x0D800000u;  // in [2^-100, FLT_MAX]
   if (amaxb > 0x7F800000u) {
     // a NaN: the largest non-NaN |x| (NaN keys negative; 0: every element NaN)
@@ -380,7 +376,8 @@ void q81l_block(const uint xb[32], uint off, uint kleft, out uint ow[9]) {
   const bool zero = amaxb == 0u;
   precise float inv = uintBitsToFloat(fast ? f32_div(0x3F800000u, d) : 0u) * 32768.0;  // 2^15 / d
 
-  // s: 5 steps, each unrolled (its trip count a constant)
+  // s: 5 steps, each unrolled (its trip count a constant); f16 input
+  // always takes the hardware's adds
   uint v[QK] = xb;
   Q81_FOLD(16u, fadd_hw) Q81_FOLD(8u, fadd_hw) Q81_FOLD(4u, fadd_hw) Q81_FOLD(2u, fadd_hw) Q81_FOLD(1u, fadd_hw)
   ow[0] = f32_to_f16(d) | (f32_to_f16(v[0]) << 16);
