@@ -16,6 +16,7 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 
+layout(constant_id = 3) const uint FIXED = 1;
 layout(constant_id = 2) const uint PASSES = 1;
 layout(constant_id = 1) const uint WAVES = 1;
 layout(constant_id = 0) const uint WG = 64;

@@ -116,7 +116,8 @@ func TestVulkanTimerOnLavapipe(t *testing.T) {
 	if qr.InputBytes != in || qr.OutputBytes != out || qr.RotatedBytes != int64(copies)*(in+out) || tm.pool.n != copies || copies < 2 {
 		t.Errorf("bytes %d + %d, rotated %d over %d copies", qr.InputBytes, qr.OutputBytes, qr.RotatedBytes, tm.pool.n)
 	}
-	if len(qr.TileUS) != 4 || qr.Candidates != 4 || qr.ThreadUS <= 0 || qr.BestUS <= 0 || qr.Baseline != "quant_q8_1_f32_thread" {
+	// five tiles: thread, lane, sg, multi, wg
+	if len(qr.TileUS) != 5 || qr.Candidates != 5 || qr.ThreadUS <= 0 || qr.BestUS <= 0 || qr.Baseline != "quant_q8_1_f32_thread" {
 		t.Errorf("%+v", qr)
 	}
 	for i := 0; i < copies; i++ {

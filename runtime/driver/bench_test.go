@@ -171,11 +171,15 @@ func TestBenchQuantOnFake(t *testing.T) {
 				if res.RotatedBytes != int64(copies)*(in+out) || len(pc.seen) != copies {
 					t.Errorf("%+v: rotated %d bytes over %d inputs, want %d copies of %d", c, res.RotatedBytes, len(pc.seen), copies, in+out)
 				}
-				cands := 4 // tiles; 16-bit input adds three in two passes (_sb2) for both families
+				// tiles (quant_q8_1 has the lane tile beside thread, sg,
+				// multi, wg); 16-bit input adds three in two passes (_sb2)
+				// for both families
+				tiles := map[string]int{"quant_q8k": 4, "quant_q8_1": 5}[c.Family]
+				cands := tiles
 				if dt == 2 {
-					cands = 7
+					cands += 3
 				}
-				if len(res.TileUS) != 4 || res.Candidates != cands || len(res.Times) != cands {
+				if len(res.TileUS) != tiles || res.Candidates != cands || len(res.Times) != cands {
 					t.Errorf("%+v: tiles %v times %v", c, res.TileUS, res.Times)
 				}
 				// The fake's clock advances 500 us per launch.
