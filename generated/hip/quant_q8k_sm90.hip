@@ -401,21 +401,23 @@ constexpr int kE = 16;
 
 // Staged output (every lane-vector tile): a workgroup's NB superblocks are
 // consecutive in Y (superblock = workgroup index x NB + slot), so their
-// outputs are NB x 73 consecutive words. A full workgroup (every slot
-// valid) writes each superblock's words into the LDS array ys (the same
-// words, at the same offsets as in Y from the workgroup's first), and after
-// a barrier the workgroup copies them to Y coalesced: 16-byte stores (lane t
-// takes chunks t, t + WG, ...; the last NW % 4 words, if any, one by one)
-// when its range starts 16-byte aligned (Y aligned and 292 x NB x the
-// workgroup index a multiple of 16: always when NB % 4 == 0), else 4-byte
-// stores of words t, t + WG, ... (still one contiguous run a store
-// instruction). A partial workgroup stores lane by lane as before. Every
-// lane reaches the barrier (uniform: staged depends on the workgroup only).
+// outputs are NB x 73 consecutive words. Every lane writes its words into
+// the LDS array ys instead of Y (the same words at the same offsets from
+// the workgroup's first superblock; an invalid slot's words stay in LDS),
+// and after a barrier the workgroup copies the valid prefix (nw words) to Y
+// coalesced: a full workgroup whose range starts 16-byte aligned (Y aligned
+// and 292 x NB x the workgroup index a multiple of 16: always when NB % 4
+// == 0) with 16-byte stores (lane t takes chunks t, t + WG, ...; the last
+// NW % 4 words, if any, one by one), any other with 4-byte stores of words
+// t, t + WG, ... below nw (one contiguous run a store instruction). Even a
+// partial workgroup stages: one store path, so the compiler sees LDS and
+// global pointers apart (a store chosen between the two became a generic
+// flat store). Every lane reaches the barrier: no lane returns early.
 template <int WG, int NW>
-KG_DEVICE void q8k_copyout(uint32_t* __restrict__ y, const kg_u4* ys) {
+KG_DEVICE void q8k_copyout(uint32_t* __restrict__ y, const kg_u4* ys, unsigned nw) {
   const int tid = kg_tid();
   const uint32_t* yw = (const uint32_t*)ys;
-  if (((size_t)y & 15u) == 0u) {
+  if (nw == (unsigned)NW && ((size_t)y & 15u) == 0u) {
     constexpr int NQ = NW / 4;  // whole 16-byte chunks
     kg_u4* y4 = (kg_u4*)y;
 #pragma unroll
@@ -428,10 +430,16 @@ KG_DEVICE void q8k_copyout(uint32_t* __restrict__ y, const kg_u4* ys) {
   } else {
 #pragma unroll
     for (int k = 0; k < (NW + WG - 1) / WG; ++k) {
-      const int i = tid + k * WG;
-      if (NW % WG == 0 || i < NW) y[i] = yw[i];
+      const unsigned i = (unsigned)(tid + k * WG);
+      if (i < nw) y[i] = yw[i];
     }
   }
+}
+
+// Valid words of a workgroup's n superblocks from superblock first (none
+// past the last workgroup: the grid may hold more).
+KG_DEVICE unsigned q8k_validwords(unsigned first, unsigned n, unsigned total) {
+  return first >= total ? 0u : (total - first < n ? total - first : n) * 73u;
 }
 
 // Exactness of the fast path (per element: a multiply and an add).
@@ -459,17 +467,10 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   const unsigned first = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW;
   const unsigned block = first + (unsigned)slot;
   const bool valid = block < total;
-  const bool staged = first + BPW <= total;  // the workgroup's: every slot valid
   const unsigned bc = valid ? block : total - 1u;
   const unsigned e0 = (unsigned)lane * E;
   const uint8_t* src = X + ((size_t)(bc / nb) * (unsigned)K + (bc % nb) * QK + e0) * XB;
-  uint32_t* dst = Y + (size_t)bc * BW;
-  uint32_t* sdst = (uint32_t*)ys + slot * BW;
-  // word i of this superblock: into LDS (staged) or Y
-  auto put = [&](int i, uint32_t v) {
-    if (staged) sdst[i] = v;
-    else if (valid) dst[i] = v;
-  };
+  uint32_t* dst = (uint32_t*)ys + slot * BW;  // this superblock's words, staged
 
   uint32_t xb[E];
   for (int c = 0; c < NC; ++c) {
@@ -515,16 +516,14 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   }
   for (int w = 0; w < E / 4; ++w) {
     const uint32_t word = qb[4 * w] | (qb[4 * w + 1] << 8) | (qb[4 * w + 2] << 16) | (qb[4 * w + 3] << 24);
-    put(1 + e0 / 4 + w, word);
+    dst[1 + e0 / 4 + w] = word;
   }
   // bsums: this lane's group is number lane; word lane / 2 pairs two lanes.
   const uint32_t hi = kg_shfl_xor_u32((uint32_t)gsum, 1, kWave);
-  if ((lane & 1) == 0) put(65 + lane / 2, ((uint32_t)gsum & 0xFFFFu) | (hi << 16));
-  if (lane == 0) put(0, d);
-  if (staged) {
-    kg_sync();
-    q8k_copyout<WG, BPW * BW>(Y + (size_t)first * BW, ys);
-  }
+  if ((lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
+  if (lane == 0) dst[0] = d;
+  kg_sync();
+  q8k_copyout<WG, BPW * BW>(Y + (size_t)first * BW, ys, q8k_validwords(first, BPW, total));
 }
 
 // ---- passes 2 (f16, bf16): two superblocks a lane ------------------------
@@ -538,13 +537,7 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
 // the first element of magnitude A (the least lane holding one, and in it
 // the least index: the first strict maximum).
 template <int XT>
-KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], uint32_t* __restrict__ dst, bool valid, int lane,
-                          bool staged, uint32_t* sdst) {
-  // word i of this superblock: into LDS (staged) or Y
-  auto put = [&](int i, uint32_t v) {
-    if (staged) sdst[i] = v;
-    else if (valid) dst[i] = v;
-  };
+KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], uint32_t* __restrict__ dst, int lane) {
   constexpr int QK = 256, E = kE, L = QK / E;
   constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
   const unsigned e0 = (unsigned)lane * E;
@@ -604,12 +597,12 @@ KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], 
 #pragma unroll
   for (int k = 0; k < E / 4; ++k) {
     const uint32_t word = qb[4 * k] | (qb[4 * k + 1] << 8) | (qb[4 * k + 2] << 16) | (qb[4 * k + 3] << 24);
-    put(1 + e0 / 4 + k, word);
+    dst[1 + e0 / 4 + k] = word;
   }
   // bsums: this lane's group is number lane; word lane / 2 pairs two lanes.
   const uint32_t hi = kg_shfl_xor_u32((uint32_t)gsum, 1, kWave);
-  if ((lane & 1) == 0) put(65 + lane / 2, ((uint32_t)gsum & 0xFFFFu) | (hi << 16));
-  if (lane == 0) put(0, d);
+  if ((lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
+  if (lane == 0) dst[0] = d;
 }
 
 template <int XT, int WG, int R>
@@ -623,7 +616,6 @@ KG_DEVICE void q8kv2(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
   const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
   const unsigned wfirst = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * (BPW * R);
   const unsigned first = wfirst + (unsigned)slot;
-  const bool staged = wfirst + BPW * R <= total;  // the workgroup's: every slot of every pass valid
   const unsigned e0 = (unsigned)lane * E;
   // Every pass's loads first (superblock first + r * BPW in pass r).
   uint32_t w[R][NC][4];
@@ -635,17 +627,11 @@ KG_DEVICE void q8kv2(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
 #pragma unroll
     for (int c = 0; c < NC; ++c) kg_load<16>(w[r][c], src + c * 16);
   }
+  // superblock first + r * BPW: word (r * BPW + slot) * 73 of the staging
 #pragma unroll
-  for (int r = 0; r < R; ++r) {
-    const unsigned block = first + (unsigned)r * BPW;
-    const bool valid = block < total;
-    const unsigned bc = valid ? block : total - 1u;
-    q8kv_block<XT>(w[r], Y + (size_t)bc * BW, valid, lane, staged, (uint32_t*)ys + (r * BPW + slot) * BW);
-  }
-  if (staged) {
-    kg_sync();
-    q8k_copyout<WG, BPW * R * BW>(Y + (size_t)wfirst * BW, ys);
-  }
+  for (int r = 0; r < R; ++r) q8kv_block<XT>(w[r], (uint32_t*)ys + (r * BPW + slot) * BW, lane);
+  kg_sync();
+  q8k_copyout<WG, BPW * R * BW>(Y + (size_t)wfirst * BW, ys, q8k_validwords(wfirst, BPW * R, total));
 }
 
 // The body of every kernel: the thread tile (the baseline) runs q8kt,
