@@ -461,7 +461,7 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   constexpr int QK = 256, BW = 73, E = kE, L = QK / E, BPW = WG / L;
   constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
   static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
-  KG_SHARED kg_u4 ys[(BPW * BW + 3) / 4];  // the staged output (full workgroups)
+  KG_SHARED kg_u4 ys[(BPW * BW + 3) / 4];  // the staged output (every workgroup)
   const int tid = kg_tid(), lane = tid % L, slot = tid / L;
   const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
   const unsigned first = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW;
@@ -611,7 +611,7 @@ KG_DEVICE void q8kv2(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
   constexpr int XB = kg_type<XT>::bytes, NC = E * XB / 16;
   static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
   static_assert(R * XB == 4, "passes 2: 16-bit input only (64 bytes of X a lane)");
-  KG_SHARED kg_u4 ys[(BPW * R * BW + 3) / 4];  // the staged output (full workgroups)
+  KG_SHARED kg_u4 ys[(BPW * R * BW + 3) / 4];  // the staged output (every workgroup)
   const int tid = kg_tid(), lane = tid % L, slot = tid / L;
   const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
   const unsigned wfirst = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * (BPW * R);
