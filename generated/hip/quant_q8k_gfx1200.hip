@@ -399,49 +399,6 @@ KG_DEVICE void q8kt(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
 // superblock (passes 1: q8kv) or, for 16-bit input, two (passes 2: q8kv2).
 constexpr int kE = 16;
 
-// Staged output (every lane-vector tile): a workgroup's NB superblocks are
-// consecutive in Y (superblock = workgroup index x NB + slot), so their
-// outputs are NB x 73 consecutive words. Every lane writes its words into
-// the LDS array ys instead of Y (the same words at the same offsets from
-// the workgroup's first superblock; an invalid slot's words stay in LDS),
-// and after a barrier the workgroup copies the valid prefix (nw words) to Y
-// coalesced: a full workgroup whose range starts 16-byte aligned (Y aligned
-// and 292 x NB x the workgroup index a multiple of 16: always when NB % 4
-// == 0) with 16-byte stores (lane t takes chunks t, t + WG, ...; the last
-// NW % 4 words, if any, one by one), any other with 4-byte stores of words
-// t, t + WG, ... below nw (one contiguous run a store instruction). Even a
-// partial workgroup stages: one store path, so the compiler sees LDS and
-// global pointers apart (a store chosen between the two became a generic
-// flat store). Every lane reaches the barrier: no lane returns early.
-template <int WG, int NW>
-KG_DEVICE void q8k_copyout(uint32_t* __restrict__ y, const kg_u4* ys, unsigned nw) {
-  const int tid = kg_tid();
-  const uint32_t* yw = (const uint32_t*)ys;
-  if (nw == (unsigned)NW && ((size_t)y & 15u) == 0u) {
-    constexpr int NQ = NW / 4;  // whole 16-byte chunks
-    kg_u4* y4 = (kg_u4*)y;
-#pragma unroll
-    for (int k = 0; k < (NQ + WG - 1) / WG; ++k) {
-      const int i = tid + k * WG;
-      if (NQ % WG == 0 || i < NQ) y4[i] = ys[i];
-    }
-    if constexpr (NW % 4 != 0)
-      if (tid < NW % 4) y[NQ * 4 + tid] = yw[NQ * 4 + tid];
-  } else {
-#pragma unroll
-    for (int k = 0; k < (NW + WG - 1) / WG; ++k) {
-      const unsigned i = (unsigned)(tid + k * WG);
-      if (i < nw) y[i] = yw[i];
-    }
-  }
-}
-
-// Valid words of a workgroup's n superblocks from superblock first (none
-// past the last workgroup: the grid may hold more).
-KG_DEVICE unsigned q8k_validwords(unsigned first, unsigned n, unsigned total) {
-  return first >= total ? 0u : (total - first < n ? total - first : n) * 73u;
-}
-
 // Exactness of the fast path (per element: a multiply and an add).
 // The pivot: A = the largest |x| (as the signed maximum of |x| + 0x7FFFFF,
 // NaN keys negative: NaN never compares greater; 0 or 0x7FFFFF: all zero
@@ -461,16 +418,14 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   constexpr int QK = 256, BW = 73, E = kE, L = QK / E, BPW = WG / L;
   constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
   static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
-  KG_SHARED kg_u4 ys[(BPW * BW + 3) / 4];  // the staged output (every workgroup)
   const int tid = kg_tid(), lane = tid % L, slot = tid / L;
   const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
-  const unsigned first = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW;
-  const unsigned block = first + (unsigned)slot;
+  const unsigned block = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * BPW + (unsigned)slot;
   const bool valid = block < total;
   const unsigned bc = valid ? block : total - 1u;
   const unsigned e0 = (unsigned)lane * E;
   const uint8_t* src = X + ((size_t)(bc / nb) * (unsigned)K + (bc % nb) * QK + e0) * XB;
-  uint32_t* dst = (uint32_t*)ys + slot * BW;  // this superblock's words, staged
+  uint32_t* dst = Y + (size_t)bc * BW;
 
   uint32_t xb[E];
   for (int c = 0; c < NC; ++c) {
@@ -516,14 +471,12 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
   }
   for (int w = 0; w < E / 4; ++w) {
     const uint32_t word = qb[4 * w] | (qb[4 * w + 1] << 8) | (qb[4 * w + 2] << 16) | (qb[4 * w + 3] << 24);
-    dst[1 + e0 / 4 + w] = word;
+    if (valid) dst[1 + e0 / 4 + w] = word;
   }
   // bsums: this lane's group is number lane; word lane / 2 pairs two lanes.
   const uint32_t hi = kg_shfl_xor_u32((uint32_t)gsum, 1, kWave);
-  if ((lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
-  if (lane == 0) dst[0] = d;
-  kg_sync();
-  q8k_copyout<WG, BPW * BW>(Y + (size_t)first * BW, ys, q8k_validwords(first, BPW, total));
+  if (valid && (lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
+  if (valid && lane == 0) dst[0] = d;
 }
 
 // ---- passes 2 (f16, bf16): two superblocks a lane ------------------------
@@ -537,7 +490,7 @@ KG_DEVICE void q8kv(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, int
 // the first element of magnitude A (the least lane holding one, and in it
 // the least index: the first strict maximum).
 template <int XT>
-KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], uint32_t* __restrict__ dst, int lane) {
+KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], uint32_t* __restrict__ dst, bool valid, int lane) {
   constexpr int QK = 256, E = kE, L = QK / E;
   constexpr int XB = kg_type<XT>::bytes, PER = 16 / XB, NC = E / PER;
   const unsigned e0 = (unsigned)lane * E;
@@ -597,12 +550,12 @@ KG_DEVICE void q8kv_block(const uint32_t (&w)[kE * kg_type<XT>::bytes / 16][4], 
 #pragma unroll
   for (int k = 0; k < E / 4; ++k) {
     const uint32_t word = qb[4 * k] | (qb[4 * k + 1] << 8) | (qb[4 * k + 2] << 16) | (qb[4 * k + 3] << 24);
-    dst[1 + e0 / 4 + k] = word;
+    if (valid) dst[1 + e0 / 4 + k] = word;
   }
   // bsums: this lane's group is number lane; word lane / 2 pairs two lanes.
   const uint32_t hi = kg_shfl_xor_u32((uint32_t)gsum, 1, kWave);
-  if ((lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
-  if (lane == 0) dst[0] = d;
+  if (valid && (lane & 1) == 0) dst[65 + lane / 2] = ((uint32_t)gsum & 0xFFFFu) | (hi << 16);
+  if (valid && lane == 0) dst[0] = d;
 }
 
 template <int XT, int WG, int R>
@@ -611,11 +564,9 @@ KG_DEVICE void q8kv2(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
   constexpr int XB = kg_type<XT>::bytes, NC = E * XB / 16;
   static_assert(kWave % L == 0 && WG % kWave == 0 && E == 16, "lanes of a superblock in one wave; a bsum group per lane");
   static_assert(R * XB == 4, "passes 2: 16-bit input only (64 bytes of X a lane)");
-  KG_SHARED kg_u4 ys[(BPW * R * BW + 3) / 4];  // the staged output (every workgroup)
   const int tid = kg_tid(), lane = tid % L, slot = tid / L;
   const unsigned nb = (unsigned)K / QK, total = (unsigned)rows * nb;
-  const unsigned wfirst = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * (BPW * R);
-  const unsigned first = wfirst + (unsigned)slot;
+  const unsigned first = ((unsigned)kg_bid_y() * (unsigned)gx + (unsigned)kg_bid_x()) * (BPW * R) + (unsigned)slot;
   const unsigned e0 = (unsigned)lane * E;
   // Every pass's loads first (superblock first + r * BPW in pass r).
   uint32_t w[R][NC][4];
@@ -627,11 +578,13 @@ KG_DEVICE void q8kv2(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, in
 #pragma unroll
     for (int c = 0; c < NC; ++c) kg_load<16>(w[r][c], src + c * 16);
   }
-  // superblock first + r * BPW: word (r * BPW + slot) * 73 of the staging
 #pragma unroll
-  for (int r = 0; r < R; ++r) q8kv_block<XT>(w[r], (uint32_t*)ys + (r * BPW + slot) * BW, lane);
-  kg_sync();
-  q8k_copyout<WG, BPW * R * BW>(Y + (size_t)wfirst * BW, ys, q8k_validwords(wfirst, BPW * R, total));
+  for (int r = 0; r < R; ++r) {
+    const unsigned block = first + (unsigned)r * BPW;
+    const bool valid = block < total;
+    const unsigned bc = valid ? block : total - 1u;
+    q8kv_block<XT>(w[r], Y + (size_t)bc * BW, valid, lane);
+  }
 }
 
 // The body of every kernel: the thread tile (the baseline) runs q8kt,

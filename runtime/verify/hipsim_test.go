@@ -226,14 +226,6 @@ func TestHIPQuantOnCPU(t *testing.T) {
 							// lane tile stages full ones through LDS)
 							cases = append(cases, [2]int{3, 65 * f.block})
 						}
-						if f.block == 256 {
-							// 75 superblocks, 25 a row: several full
-							// workgroups of up to 32 superblocks straddling
-							// rows, then a partial one (the Q8_K lane-vector
-							// tiles stage full ones through LDS; 2 a
-							// workgroup alternate 16-byte and word stores)
-							cases = append(cases, [2]int{3, 25 * f.block})
-						}
 						c := mustChecker(t, v, dev)
 						for _, rk := range cases {
 							n++
