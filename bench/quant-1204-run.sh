@@ -55,6 +55,17 @@ log "bench cuda"
 phase 10 60 bin/gen bench $B --backend cuda --module "$q,$q1" --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1; log "exit $?"
 log "bench vulkan"
 phase 10 90 bin/gen bench $B --backend vulkan --out "$r/quant-vulkan.json" > "$r/quant-vulkan.txt" 2>&1; log "exit $?"
+# Earlier sources of the same launch contract, timed in this call for a
+# before/after (ignored files the caller carries): bench/.q8k-old.hip,
+# bench/.q81-prev.hip
+for f in bench/.q8k-old.hip bench/.q81-prev.hip; do
+  [ -f "$f" ] || continue
+  fam=quant_q8k; case $f in *q81*) fam=quant_q8_1;; esac
+  d=/tmp/old-$fam; mkdir -p $d/src; cp "$f" $d/src/$fam-old_sm90.hip; cp generated/hip/kgen_hip.h $d/src/
+  m=$(bash bench/nvcc-split.sh $d/src/$fam-old_sm90.hip 1 $d 2> "$r/nvcc-$fam-old.txt") || { log "nvcc $f failed"; continue; }
+  log "bench $f"
+  phase 10 40 bin/gen bench --reps 10 --family $fam --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml --backend cuda --module "$m" --out "$r/$fam-old-cuda.json" > "$r/$fam-old-cuda.txt" 2>&1; log "exit $?"
+done
 printf 'rows: [4096]\nk: [4096]\n' > /tmp/q.yaml
 for dt in f32 f16 bf16; do for k in multi lane; do
   phase 15 40 ncu --clock-control none -k "regex:quant_q8_1_${dt}_${k}$" -c 1 --metrics 'smsp__inst_executed.sum,smsp__thread_inst_executed.sum,gpu__time_duration.sum' \
