@@ -14680,7 +14680,7 @@ static inline void kg_quant_q8_1_keys(const kg_variant* v, const kg_op* op, cons
   }
   if (strcmp(d->arch, "nvidia") == 0) {
     keys[i++] = (v->p[KG_P_tile] == KG_S_thread);
-    keys[i++] = (v->p[KG_P_tile] == KG_S_lane);
+    keys[i++] = ((v->p[KG_P_tile] == KG_S_lane) != ((kg_dtype_fn(1, v->p[KG_P_dtype]) == 2LL) || (kg_mul(op->m, op->k) < 1048576LL)));
     keys[i++] = (v->p[KG_P_passes] != 1LL);
     keys[i++] = ((v->p[KG_P_tile] == KG_S_multi) != (kg_mul(op->m, op->k) >= kg_mul(d->compute_units, 65536LL)));
     keys[i++] = (v->p[KG_P_tile] != KG_S_sg);

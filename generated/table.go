@@ -17633,8 +17633,8 @@ var Archs = []table.Arch{
 				Expr: "tile == \"thread\"",
 				Why:  "a lane per block, every byte divided, is the baseline kept to measure against (2.7-4.6x slower on the H200, run 02q3)",
 			}, {
-				Expr: "tile == \"lane\"",
-				Why:  "the lane tile (a lane per block, bytes in fixed point) is not measured on Vulkan: not preferred until it is",
+				Expr: "(tile == \"lane\") != (act_bytes(dtype) == 2 || m * k < 1048576)",
+				Why:  "NVIDIA Vulkan (run 2026-12-04q, in-sample, 24 cases): the lane tile on 16-bit input (fastest at all 16) and on f32 below 1Mi elements",
 			}, {
 				Expr: "passes != 1",
 				Why:  "NVIDIA Vulkan (run 02q3): two blocks a lane pair (the same blob looping twice) never won: 1.00-1.04x at 4096 rows, 1.06-1.58x below",
