@@ -286,6 +286,14 @@ func (s *fitSet) objective(cases []*fitCase, vals []int64) float64 {
 	return o
 }
 
+// regW weighs the picks' fit against staying near the start: each
+// constant adds regW x (its log distance from the start)^2, so the
+// descent on the picks (which sees only the training cases' candidates)
+// does not move constants the cases barely constrain to values that rank
+// other shapes wrongly. 10 was the best of 0, 2 and 10 leaving one model
+// out on run h200-2026-12-02s (CUDA: 0 gave 1.39x worst, 10 1.32x).
+const regW = 10
+
 // regression is the squared log error of the predicted times (the first
 // model key, in ns) against the measured ones, over candidates within 2x
 // of their case's fastest.
@@ -321,9 +329,17 @@ func (s *fitSet) residuals(cases []*fitCase, vals []int64, out []float64) []floa
 // ones): init itself, and Levenberg-Marquardt's least squares of the
 // regression error from init (coordinate descent alone can stall in a
 // valley of the launch and bandwidth constants). From each start:
-// coordinate descent on the regression error, then on the picks.
+// coordinate descent on the regression error, then on the picks (the
+// objective plus regW's pull toward init).
 func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
-	pick := func(v []int64) float64 { return s.objective(cases, v) }
+	pick := func(v []int64) float64 {
+		o := s.objective(cases, v)
+		for i := range v {
+			d := math.Log(float64(max(v[i], 1)) / float64(max(init[i], 1)))
+			o += regW * d * d
+		}
+		return o
+	}
 	reg := func(v []int64) float64 { return s.regression(cases, v) }
 	a := descend(descend(append([]int64(nil), init...), 4, reg), 3, pick)
 	b := descend(descend(s.levenberg(cases, init, 25), 2, reg), 3, pick)
