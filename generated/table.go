@@ -17328,19 +17328,22 @@ var Archs = []table.Arch{
 		Doc:          "NVIDIA Hopper (H100/H200) via nvcc",
 		Model: []table.Const{{
 			Name:  "acc_ps",
-			Value: int64(29766),
+			Value: int64(29669),
 		}, {
 			Name:  "bytes_per_us",
-			Value: int64(4840624),
+			Value: int64(6877114),
 		}, {
 			Name:  "fma_fs",
-			Value: int64(3626),
+			Value: int64(3989),
 		}, {
 			Name:  "iter_ps",
-			Value: int64(2297),
+			Value: int64(1470),
 		}, {
 			Name:  "launch_ns",
-			Value: int64(2109),
+			Value: int64(2098),
+		}, {
+			Name:  "mem_ps",
+			Value: int64(96865),
 		}, {
 			Name:  "mlp_lanes",
 			Value: int64(33),
@@ -17349,40 +17352,46 @@ var Archs = []table.Arch{
 			Value: int64(5414333),
 		}, {
 			Name:  "mma_fs",
-			Value: int64(13160),
+			Value: int64(14425),
 		}, {
 			Name:  "mma_iter_ns",
 			Value: int64(11),
 		}, {
 			Name:  "mma_mlp",
-			Value: int64(100),
+			Value: int64(101),
 		}, {
 			Name:  "mma_red_fs",
-			Value: int64(922977),
+			Value: int64(924453),
 		}, {
 			Name:  "mma_regs",
-			Value: int64(84),
+			Value: int64(92),
 		}, {
 			Name:  "mma_wg_ns",
-			Value: int64(1214),
+			Value: int64(1114),
 		}, {
 			Name:  "red_fs",
-			Value: int64(59286),
+			Value: int64(84592),
 		}, {
 			Name:  "reg_base",
-			Value: int64(19),
+			Value: int64(45),
 		}, {
 			Name:  "reg_file",
 			Value: int64(78850),
 		}, {
+			Name:  "sm_bytes_per_us",
+			Value: int64(60000),
+		}, {
 			Name:  "split_ps",
-			Value: int64(18),
+			Value: int64(37),
+		}, {
+			Name:  "tail_ps",
+			Value: int64(42145),
 		}, {
 			Name:  "wave_q",
 			Value: int64(166),
 		}, {
 			Name:  "xld_fs",
-			Value: int64(9836),
+			Value: int64(7551),
 		}},
 		Name: "sm90",
 		Prefer: []table.FamilyRules{{
@@ -17412,7 +17421,7 @@ var Archs = []table.Arch{
 				Expr: "(bytes(dtype) == 1) * ((layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608)))",
 				Why:  "fp8 weights: H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
 			}, {
-				Expr: "(bytes(dtype) != 1) * (launch_ns + (layout == \"mma\") * max(cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * (cdiv(k, max(wg, 32) * pack / 4 * splits) * mma_iter_ns + mma_wg_ns), n * k * bytes(dtype) * 1000 / mma_bytes_per_us * (min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) + mma_mlp) / min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) * (1000000 + wave_q * ((cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * 1000 / (cdiv(n, 16) * splits)) - 1000)) / 1000000 + (n * cdiv(k, max(wg, 32) * pack / 4 * splits) * max(wg, 32) * pack / 4 * splits * mma_fs + (cdiv(n, 16) * splits) * max(wg, 32) * mma_red_fs) / (compute_units * 1000000)) + (layout != \"mma\") * max(cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ps + acc_ps) / 1000, n * k * bytes(dtype) * 1000 / bytes_per_us * (min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) + tokens * mlp_lanes) / min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) * (1000000 + wave_q * ((cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * 1000 / (cdiv(n, rows) * splits)) - 1000)) / 1000000 + (n * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (wg + (wg == 0) * wave) * pack * splits * tokens * (fma_fs + xld_fs / (rows - (layout == \"subgroup\") * (rows - 1))) + (cdiv(n, rows) * splits) * (wg + (wg == 0) * rows * wave) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * red_fs) / (compute_units * 1000000)) + (splits > 1) * splits * m * n * split_ps / 1000)",
+				Expr: "(bytes(dtype) != 1) * (launch_ns + (layout == \"mma\") * max(cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * (cdiv(k, max(wg, 32) * pack / 4 * splits) * mma_iter_ns + mma_wg_ns), max(n * k * bytes(dtype) * 1000 / mma_bytes_per_us * (min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) + mma_mlp) / min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) * (1000000 + wave_q * ((cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * 1000 / (cdiv(n, 16) * splits)) - 1000)) / 1000000 + (n * cdiv(k, max(wg, 32) * pack / 4 * splits) * max(wg, 32) * pack / 4 * splits * mma_fs + (cdiv(n, 16) * splits) * max(wg, 32) * mma_red_fs) / (compute_units * 1000000), n * k * bytes(dtype) * 1000 / (min(cdiv(n, 16) * splits, compute_units) * sm_bytes_per_us))) + (layout == \"mma\") * cdiv(k, max(wg, 32) * pack / 4 * splits) * mem_ps / 1000 + (layout != \"mma\") * max(cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ps + acc_ps) / 1000, max(n * k * bytes(dtype) * 1000 / bytes_per_us * (min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) + tokens * mlp_lanes) / min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) * (1000000 + wave_q * ((cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * 1000 / (cdiv(n, rows) * splits)) - 1000)) / 1000000 + (n * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (wg + (wg == 0) * wave) * pack * splits * tokens * (fma_fs + xld_fs / (rows - (layout == \"subgroup\") * (rows - 1))) + (cdiv(n, rows) * splits) * (wg + (wg == 0) * rows * wave) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * red_fs) / (compute_units * 1000000), n * k * bytes(dtype) * 1000 / (min(cdiv(n, rows) * splits, compute_units) * sm_bytes_per_us))) + (splits > 1) * splits * m * n * split_ps / 1000 + (layout != \"mma\") * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (mem_ps + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * tail_ps) / 1000)",
 				Why:  "H200, 16-bit weights: the model's predicted time in ns (model: above; fp8 keeps the keys above)",
 			}, {
 				Expr: "tile == \"mmp128\" || tile == \"mmp256\" || tile == \"mmp512\"",

@@ -33,7 +33,10 @@ type fitCand struct {
 	name string
 	us   float64 // measured time, 0 when not timed
 	keys []int64 // all prefer keys (model keys re-evaluated per trial)
-	env  expr.Env
+	// progs are the model keys (s.modelKeys' order) specialized to this
+	// candidate's op, device and variant, the model constants free (in
+	// s.consts order): a trial evaluates only what depends on them.
+	progs []*expr.Prog
 }
 
 // fitCase is one measured op.
@@ -50,24 +53,6 @@ type fitSet struct {
 	rules     []*expr.Expr
 	modelKeys []int
 	cases     []fitCase
-}
-
-// overrideEnv is runtime.Env with the model constants replaced by trial
-// values.
-type overrideEnv struct {
-	inner expr.Env
-	over  map[string]int64
-}
-
-func (e *overrideEnv) Lookup(name string) (expr.Value, bool) {
-	if v, ok := e.over[name]; ok {
-		return expr.Int(v), true
-	}
-	return e.inner.Lookup(name)
-}
-
-func (e *overrideEnv) Call(fn string, arg expr.Value) (expr.Value, error) {
-	return e.inner.Call(fn, arg)
 }
 
 // loadFitSets reads runs' JSON into fit sets, one per backend and arch;
@@ -133,7 +118,11 @@ func loadFitSets(paths []string, family string) ([]*fitSet, error) {
 					break
 				}
 				env := kruntime.Env(op, dev, x.Variant)
-				c.cands = append(c.cands, fitCand{name: x.Variant.Name, us: r.Times[x.Variant.Name], keys: append([]int64(nil), x.Keys...), env: env})
+				fc := fitCand{name: x.Variant.Name, us: r.Times[x.Variant.Name], keys: append([]int64(nil), x.Keys...)}
+				for _, ki := range s.modelKeys {
+					fc.progs = append(fc.progs, s.rules[ki].Specialize(env, s.constNames()))
+				}
+				c.cands = append(c.cands, fc)
 			}
 			s.cases = append(s.cases, c)
 		}
@@ -143,6 +132,15 @@ func loadFitSets(paths []string, family string) ([]*fitSet, error) {
 		out = append(out, sets[k])
 	}
 	return out, nil
+}
+
+// constNames are the model constants' names, in s.consts order.
+func (s *fitSet) constNames() []string {
+	var out []string
+	for _, c := range s.consts {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 func equalKeys(a, b []int64) bool {
@@ -157,20 +155,15 @@ func equalKeys(a, b []int64) bool {
 // pick returns the candidate the keys choose under the constants vals
 // (in s.consts order).
 func (s *fitSet) pick(c *fitCase, vals []int64) *fitCand {
-	over := map[string]int64{}
-	for i, k := range s.consts {
-		over[k.Name] = vals[i]
-	}
 	var best *fitCand
 	var bestKeys []int64
 	keys := make([]int64, len(s.rules))
 	for i := range c.cands {
 		x := &c.cands[i]
-		env := &overrideEnv{inner: x.env, over: over}
 		copy(keys, x.keys)
 		ok := true
-		for _, ki := range s.modelKeys {
-			v, err := s.rules[ki].Eval(env)
+		for j, ki := range s.modelKeys {
+			v, err := x.progs[j].Eval(vals)
 			if err != nil {
 				ok = false
 				break
@@ -193,11 +186,7 @@ func (s *fitSet) predicted(x *fitCand, vals []int64) int64 {
 	if len(s.modelKeys) == 0 {
 		return -1
 	}
-	over := map[string]int64{}
-	for i, k := range s.consts {
-		over[k.Name] = vals[i]
-	}
-	v, err := s.rules[s.modelKeys[0]].Eval(&overrideEnv{inner: x.env, over: over})
+	v, err := x.progs[0].Eval(vals)
 	if err != nil {
 		return -1
 	}
@@ -297,6 +286,14 @@ func (s *fitSet) objective(cases []*fitCase, vals []int64) float64 {
 	return o
 }
 
+// regW weighs the picks' fit against staying near the start: each
+// constant adds regW x (its log distance from the start)^2, so the
+// descent on the picks (which sees only the training cases' candidates)
+// does not move constants the cases barely constrain to values that rank
+// other shapes wrongly. 10 was the best of 0, 2 and 10 leaving one model
+// out on run h200-2026-12-02s (CUDA: 0 gave 1.39x worst, 10 1.32x).
+const regW = 10
+
 // regression is the squared log error of the predicted times (the first
 // model key, in ns) against the measured ones, over candidates within 2x
 // of their case's fastest.
@@ -332,9 +329,17 @@ func (s *fitSet) residuals(cases []*fitCase, vals []int64, out []float64) []floa
 // ones): init itself, and Levenberg-Marquardt's least squares of the
 // regression error from init (coordinate descent alone can stall in a
 // valley of the launch and bandwidth constants). From each start:
-// coordinate descent on the regression error, then on the picks.
+// coordinate descent on the regression error, then on the picks (the
+// objective plus regW's pull toward init).
 func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
-	pick := func(v []int64) float64 { return s.objective(cases, v) }
+	pick := func(v []int64) float64 {
+		o := s.objective(cases, v)
+		for i := range v {
+			d := math.Log(float64(max(v[i], 1)) / float64(max(init[i], 1)))
+			o += regW * d * d
+		}
+		return o
+	}
 	reg := func(v []int64) float64 { return s.regression(cases, v) }
 	a := descend(descend(append([]int64(nil), init...), 4, reg), 3, pick)
 	b := descend(descend(s.levenberg(cases, init, 25), 2, reg), 3, pick)

@@ -353,51 +353,7 @@ func (e *Expr) eval(n ast.Expr, env Env) (Value, error) {
 		if err != nil {
 			return y, err
 		}
-		if x.IsStr || y.IsStr {
-			if !(x.IsStr && y.IsStr) {
-				return Value{}, fmt.Errorf("%s compares a string with a number", n.Op)
-			}
-			switch n.Op {
-			case token.EQL:
-				return b2i(x.Str == y.Str), nil
-			case token.NEQ:
-				return b2i(x.Str != y.Str), nil
-			}
-			return Value{}, fmt.Errorf("operator %s on strings (only == and !=)", n.Op)
-		}
-		a, b := x.Int, y.Int
-		switch n.Op {
-		case token.ADD:
-			return Int(a + b), nil
-		case token.SUB:
-			return Int(a - b), nil
-		case token.MUL:
-			return Int(a * b), nil
-		case token.QUO, token.REM:
-			if b == 0 {
-				return Value{}, fmt.Errorf("division by zero")
-			}
-			if n.Op == token.QUO {
-				return Int(a / b), nil
-			}
-			return Int(a % b), nil
-		case token.EQL:
-			return b2i(a == b), nil
-		case token.NEQ:
-			return b2i(a != b), nil
-		case token.LSS:
-			return b2i(a < b), nil
-		case token.LEQ:
-			return b2i(a <= b), nil
-		case token.GTR:
-			return b2i(a > b), nil
-		case token.GEQ:
-			return b2i(a >= b), nil
-		case token.LAND:
-			return b2i(b != 0), nil
-		case token.LOR:
-			return b2i(b != 0), nil
-		}
+		return binary(n.Op, x, y)
 	}
 	return Value{}, fmt.Errorf("cannot evaluate %T", n)
 }
