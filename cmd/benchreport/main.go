@@ -337,6 +337,11 @@ func main() {
 	if notes, err := os.ReadFile(filepath.Join(*dir, *run+"-notes.md")); err == nil {
 		md.WriteString(string(notes))
 	}
+	if qrun != *run {
+		if notes, err := os.ReadFile(filepath.Join(*dir, qrun+"-notes.md")); err == nil {
+			md.WriteString("\n" + string(notes))
+		}
+	}
 	if err := os.WriteFile(*out, []byte(md.String()), 0o644); err != nil {
 		log.Fatal(err)
 	}
