@@ -38,17 +38,7 @@ tail -n 2 "$r/memcheck.txt" | tee -a "$out/log.txt"
 wait $vk
 tail -n 2 "$r"/verify-vulkan-*.txt | tee -a "$out/log.txt"
 log "copy bandwidth"
-phase 10 20 python3 -c "
-import torch
-src = torch.randn(1 << 30, device='cuda'); dst = torch.empty_like(src)
-for _ in range(3): dst.copy_(src)
-ts = []
-for _ in range(10):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record(); dst.copy_(src); b.record(); torch.cuda.synchronize(); ts.append(a.elapsed_time(b) * 1000)
-us = sorted(ts)[len(ts) // 2]
-print('copy %.0f GB/s (4 GiB f32, read + write, median of 10)' % (2 * src.numel() * 4 / us / 1e3))
-" > "$r/copy.txt" 2>&1
+phase 10 20 python3 bench/copy-bw.py > "$r/copy.txt" 2>&1
 cat "$r/copy.txt" | tail -n 1 | tee -a "$out/log.txt"
 B="--reps 10 --family quant_q8k,quant_q8_1 --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml"
 log "bench cuda new"
