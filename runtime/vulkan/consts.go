@@ -37,6 +37,21 @@ const (
 	stPhysicalDeviceIntegerDotFeatures   = 1000280000
 	stPhysicalDeviceCoopMatrixFeaturesNV = 1000249000
 	stCooperativeMatrixPropertiesNV      = 1000249001
+	stPhysicalDeviceExecPropsFeatures    = 1000269000
+	stPipelineInfoKHR                    = 1000269001
+	stPipelineExecutablePropertiesKHR    = 1000269002
+	stPipelineExecutableInfoKHR          = 1000269003
+	stPipelineExecutableStatisticKHR     = 1000269004
+)
+
+// VK_KHR_pipeline_executable_properties: the pipeline flag that keeps the
+// driver's statistics, and the formats of a statistic's value.
+const (
+	pipelineCreateCaptureStatistics = 0x40
+	statFormatBool32                = 0
+	statFormatInt64                 = 1
+	statFormatUint64                = 2
+	statFormatFloat64               = 3
 )
 
 // VkResult values this package names (the full list is in errors.go).

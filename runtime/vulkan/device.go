@@ -34,6 +34,11 @@ type Device struct {
 	staging   *hostBuffer
 	buffers   map[*Buffer]struct{}
 	pipelines map[*Pipeline]struct{}
+	// stats: VK_KHR_pipeline_executable_properties' entry points (nil
+	// without the feature); capture: pipelines built from now on keep
+	// their statistics (CaptureStatistics).
+	stats   *statsFuncs
+	capture bool
 }
 
 // OpenDevice creates a logical device on physical device index (as listed
@@ -125,6 +130,12 @@ func (d *Device) create() error {
 		feats.pNext = unsafe.Pointer(coop)
 		exts = append(exts, cstr(&pn, "VK_NV_cooperative_matrix"))
 	}
+	if pd.execInfo != 0 { // VK_KHR_pipeline_executable_properties: Pipeline.Statistics
+		exec := pin(&pn, &vkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR{sType: stPhysicalDeviceExecPropsFeatures, pipelineExecutableInfo: 1})
+		exec.pNext = feats.pNext
+		feats.pNext = unsafe.Pointer(exec)
+		exts = append(exts, cstr(&pn, "VK_KHR_pipeline_executable_properties"))
+	}
 	prio := pin(&pn, new(float32(1)))
 	queue := pin(&pn, &vkDeviceQueueCreateInfo{
 		sType:            stDeviceQueueCreateInfo,
@@ -150,6 +161,13 @@ func (d *Device) init() error {
 		return err
 	}
 	d.fn.GetDeviceQueue(d.handle, uint32(d.info.QueueFamily), 0, &d.queue)
+	if d.pd.execInfo != 0 {
+		var sf statsFuncs
+		if err := bind(&sf, func(name string) uintptr { return gdpa(d.handle, name) }); err != nil {
+			return err
+		}
+		d.stats = &sf
+	}
 
 	var pn runtime.Pinner
 	defer pn.Unpin()

@@ -34,6 +34,9 @@ type physDevice struct {
 	f12    vkPhysicalDeviceVulkan12Features
 	idot   uint32 // shaderIntegerDotProduct (queried on Vulkan 1.3 only)
 	coopNV uint32 // cooperativeMatrix of VK_NV_cooperative_matrix (0 without the extension)
+	// pipelineExecutableInfo of VK_KHR_pipeline_executable_properties (0
+	// without the extension)
+	execInfo uint32
 }
 
 // DeviceInfo describes a physical device. Feature booleans say what the
@@ -71,6 +74,10 @@ type DeviceInfo struct {
 	// vkGetPhysicalDeviceCooperativeMatrixPropertiesNV reports.
 	CooperativeMatrixNV       bool
 	CooperativeMatrixNVShapes []CoopMatShape
+	// PipelineStatistics is VK_KHR_pipeline_executable_properties'
+	// pipelineExecutableInfo: the driver reports what it compiled a
+	// pipeline into (registers, code size, ...), see Pipeline.Statistics.
+	PipelineStatistics bool
 
 	MaxWorkgroupInvocations uint32
 	MaxWorkgroupSize        [3]uint32
@@ -288,8 +295,14 @@ func (i *Instance) describe(index int, h uintptr) (*physDevice, error) {
 			coop.pNext = feats.pNext
 			feats.pNext = unsafe.Pointer(coop)
 		}
+		exec := pin(&pn, &vkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR{sType: stPhysicalDeviceExecPropsFeatures})
+		if exts["VK_KHR_pipeline_executable_properties"] {
+			exec.pNext = feats.pNext
+			feats.pNext = unsafe.Pointer(exec)
+		}
 		i.fn.GetPhysicalDeviceFeatures2(h, feats)
 		pd.core, pd.f11, pd.f12, pd.idot, pd.coopNV = feats.features, *f11, *f12, idot.shaderIntegerDotProduct, coop.cooperativeMatrix
+		pd.execInfo = exec.pipelineExecutableInfo
 		pd.f11.pNext, pd.f12.pNext = nil, nil // do not keep pointers into pinned memory
 	}
 	var shapes []CoopMatShape
@@ -327,6 +340,7 @@ func (i *Instance) describe(index int, h uintptr) (*physDevice, error) {
 		IntegerDotProduct:         pd.idot != 0,
 		CooperativeMatrixNV:       pd.coopNV != 0,
 		CooperativeMatrixNVShapes: shapes,
+		PipelineStatistics:        pd.execInfo != 0,
 	}
 	if int(base.deviceType) < len(deviceTypeNames) {
 		info.DeviceType = deviceTypeNames[base.deviceType]

@@ -25,6 +25,7 @@ type Pipeline struct {
 	setLayout  uint64
 	numBuffers int
 	pushSize   int
+	captured   bool // built with the driver's statistics kept
 }
 
 const spirvMagic = 0x07230203
@@ -197,6 +198,10 @@ func (p *Pipeline) create(code []uint32, entry string, spec []SpecConst) error {
 		stage:  stage,
 		layout: p.layout,
 	})
+	if d.capture {
+		ci.flags = pipelineCreateCaptureStatistics
+		p.captured = true
+	}
 	return check("vkCreateComputePipelines", d.fn.CreateComputePipelines(d.handle, 0, 1, ci, nil, &p.pipeline))
 }
 

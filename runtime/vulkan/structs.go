@@ -745,3 +745,56 @@ type vkQueryPoolCreateInfo struct {
 	queryCount         uint32
 	pipelineStatistics uint32
 }
+
+// vkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR mirrors C
+// VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR.
+type vkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR struct {
+	sType                  uint32
+	_                      [4]byte
+	pNext                  unsafe.Pointer
+	pipelineExecutableInfo uint32
+	_                      [4]byte
+}
+
+// vkPipelineInfoKHR mirrors C VkPipelineInfoKHR.
+type vkPipelineInfoKHR struct {
+	sType    uint32
+	_        [4]byte
+	pNext    unsafe.Pointer
+	pipeline uint64
+}
+
+// vkPipelineExecutablePropertiesKHR mirrors C VkPipelineExecutablePropertiesKHR.
+type vkPipelineExecutablePropertiesKHR struct {
+	sType        uint32
+	_            [4]byte
+	pNext        unsafe.Pointer
+	stages       uint32
+	name         [256]byte
+	description  [256]byte
+	subgroupSize uint32
+}
+
+// vkPipelineExecutableInfoKHR mirrors C VkPipelineExecutableInfoKHR.
+type vkPipelineExecutableInfoKHR struct {
+	sType           uint32
+	_               [4]byte
+	pNext           unsafe.Pointer
+	pipeline        uint64
+	executableIndex uint32
+	_               [4]byte
+}
+
+// vkPipelineExecutableStatisticKHR mirrors C VkPipelineExecutableStatisticKHR;
+// value is the C union VkPipelineExecutableStatisticValueKHR (format says
+// which member).
+type vkPipelineExecutableStatisticKHR struct {
+	sType       uint32
+	_           [4]byte
+	pNext       unsafe.Pointer
+	name        [256]byte
+	description [256]byte
+	format      uint32
+	_           [4]byte
+	value       uint64
+}

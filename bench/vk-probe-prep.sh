@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds here what bench/vk-probe-run.sh carries to the device (bench/vk,
+# ignored *.spv): the empty and copy shaders, and spirv-opt -O builds of
+# the quantizer blobs it times, each checked by spirv-val.
+set -eu
+cd "$(dirname "$0")/.."
+for f in bench/vk/*.comp; do glslangValidator -V --target-env vulkan1.2 -o "${f%.comp}.spv" "$f" > /dev/null; done
+mkdir -p bench/vk/opt
+for b in generated/spirv/quant_q8_1_*_thread.spv generated/spirv/quant_q8_1_*_subgroup.spv \
+         generated/spirv/quant_q8k_*_subgroup.spv generated/spirv/quant_q8k_*_workgroup.spv; do
+  o=bench/vk/opt/$(basename "$b")
+  spirv-opt -O "$b" -o "$o"
+  spirv-val --target-env vulkan1.2 "$o"
+done
+ls bench/vk/opt | wc -l

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Issue 12, 2026-12-04 (one device call): where the Vulkan quantizers' time
+# goes on NVIDIA's driver. With cmd/vktime (gen bench's Vulkan timing for a
+# single SPIR-V file: buffers rotated over >= 512 MiB, a barrier between
+# dispatches, timestamps) it times the floor of a dispatch (bench/vk/empty),
+# the path's copy roof (bench/vk/copy), and the committed quantizer blobs
+# at the launch gen explain gives for 4096 x 4096 and 4096 x 14336 with
+# other workgroup sizes (the specialization constant WG), printing the
+# driver's statistics (registers, code size) of every pipeline; then gen
+# bench on 4096 x 4096 f16 for a same-call cross-check of vktime. Every
+# quantizer blob is timed twice: as committed (glslang's SPIR-V) and after
+# `spirv-opt -O` (bench/vk/opt/: loops unrolled, glslang's "indexable"
+# array copies gone), to see whether NVIDIA's compiler needs that done.
+# Needs bin/gen, bin/vktime (CGO_ENABLED=0 go build), .gl/ (the Vulkan
+# loader) and the SPIR-V from `bash bench/vk-probe-prep.sh` (carry bench/vk).
+set -u
+out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
+trap 'tar -C "$out" -czf "$out/r.tgz" r' EXIT
+[ -d .gl ] && [ -z "${DRY:-}" ] && { for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig; }
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -z "${DRY:-}" ] && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$r/gpu.txt"
+V() { echo "## vktime $*" >> "$r/vk.txt"; timeout 60 ${VKTIME:-bin/vktime} -reps 10 "$@" >> "$r/vk.txt" 2>&1 || echo "exit $?" >> "$r/vk.txt"; }
+# Q BLOB ARGS: the committed blob, then its spirv-opt -O build
+S=generated/spirv
+Q() { local b=$1; shift; V -spv $S/$b.spv "$@"; V -spv bench/vk/opt/$b.spv "$@"; }
+V -spv bench/vk/empty.spv -groups 1 -dispatches 512
+V -spv bench/vk/empty.spv -groups 8192 -dispatches 64
+for mib in 16 32 64 256; do n=$((mib * 65536)); V -spv bench/vk/copy.spv -push $n -buf $((mib << 20)):f32,$((mib << 20)) -groups $((n / 256)) -bytes $((2 * (mib << 20))); done
+# Q8_1 lane / thread tiles (thread blob: spec 0 WG, 1 WAVES, 2 PASSES, 3 FIXED), f16 and f32, K 4096 and 14336
+for dt in f16 f32; do
+  eb=2; [ $dt = f32 ] && eb=4
+  for k in 4096 14336; do
+    nb=$((k / 32)); blocks=$((4096 * nb)); xb=$((4096 * k * eb)); yb=$((blocks * 36))
+    for fixed in 1 0; do for wg in 64 128 256; do
+      [ $fixed = 0 ] && [ $wg != 64 ] && continue
+      Q quant_q8_1_${dt}_thread -spec 0=$wg,1=0,2=1,3=$fixed -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
+    done; done
+    # multi (subgroup blob, 4 waves of 32: 128 lanes, 64 blocks a workgroup)
+    Q quant_q8_1_${dt}_subgroup -spec 0=128,1=4,2=1,3=0 -push 4096,$k,$nb,64 -buf $xb:$dt,$yb -groups $((blocks / 64)) -bytes $((xb + yb))
+    # Q8_K multi (8 superblocks a workgroup of 128) and wg (256 lanes, 16)
+    nbk=$((k / 256)); bk=$((4096 * nbk)); ykb=$((bk * 292))
+    Q quant_q8k_${dt}_subgroup -spec 0=128,1=4,2=1 -push 4096,$k,$nbk,8 -buf $xb:$dt,$ykb -groups $((bk / 8)) -bytes $((xb + ykb))
+    Q quant_q8k_${dt}_workgroup -spec 0=256,1=0,2=1 -push 4096,$k,$nbk,16 -buf $xb:$dt,$ykb -groups $((bk / 16)) -bytes $((xb + ykb))
+  done
+done
+grep -E "^## |us a dispatch|Register|register|Size|size|Local|Spill|spill" "$r/vk.txt" | head -c 20000 > "$r/vk-short.txt"
+printf 'rows: [4096]\nk: [4096]\n' > /tmp/q.yaml
+timeout 120 ${GEN:-bin/gen} bench --backend vulkan --family quant_q8_1 --dtypes f16,f32 --reps 10 --quant-shapes /tmp/q.yaml --out "$r/bench-q81.json" > "$r/bench-q81.txt" 2>&1; echo "bench exit $?" >> "$r/bench-q81.txt"

@@ -1,0 +1,297 @@
+// Command vktime times one SPIR-V compute shader on a Vulkan device the way
+// gen bench times a variant (every buffer rotated over copies so that a
+// pass streams from device memory, one dispatch per copy recorded in one
+// command buffer with a barrier between dispatches, GPU timestamps around
+// each pass, the median pass over -reps divided by the copies), and prints
+// what the driver compiled the pipeline into where the driver reports it
+// (VK_KHR_pipeline_executable_properties: registers, code size).
+//
+// It is the bench's harness for shaders that are not variants of the
+// table: an empty shader (the floor of a dispatch), a copy (the path's
+// bandwidth roof), a variant's blob with other specialization constants.
+//
+//	glslangValidator -V --target-env vulkan1.2 -o empty.spv empty.comp
+//	vktime -spv empty.spv -groups 1 -dispatches 512
+//	vktime -spv generated/spirv/quant_q8_1_f16_thread.spv -spec 0=64,3=1 \
+//	    -push 4096,4096,128,64 -buf 33554432:f16,18874368:zero -groups 8192 -bytes 52428800
+//
+// Exit status: 0 timed, 1 a Vulkan or shader error, 2 bad flags.
+package main
+
+import (
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kgen-dev/kgen/runtime/vulkan"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// bufSpec is one binding: its size and how it is filled.
+type bufSpec struct {
+	bytes int
+	fill  string // zero, f32, f16, bf16 (random finite values in [-2, 2])
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("vktime", flag.ContinueOnError)
+	spv := fs.String("spv", "", "SPIR-V file (required)")
+	entry := fs.String("entry", "main", "entry point")
+	spec := fs.String("spec", "", "specialization constants ID=VALUE,... (uint32)")
+	push := fs.String("push", "", "push constants, uint32 values in order: V,V,...")
+	bufs := fs.String("buf", "", "one binding each, in order: BYTES[:FILL],... FILL zero (default), f32, f16, bf16")
+	groups := fs.String("groups", "1", "workgroups X[,Y[,Z]]")
+	rotate := fs.Int("rotate-mib", 512, "MiB a timed pass touches at least (every buffer rotated over copies, at most 512)")
+	reps := fs.Int("reps", 20, "timed passes (median)")
+	dispatches := fs.Int("dispatches", 1, "dispatches a pass holds at least (copies reused round robin; gen bench's one-row cases hold 512)")
+	device := fs.Int("device", -1, "Vulkan device index (-1: the first discrete GPU, else device 0)")
+	nbytes := fs.Int64("bytes", 0, "bytes one dispatch moves, for GB/s (0: none printed)")
+	stats := fs.Bool("stats", true, "print the driver's pipeline statistics where it reports them")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: vktime -spv FILE [flags]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "vktime: "+format+"\n", a...)
+		return 2
+	}
+	if *spv == "" || fs.NArg() > 0 {
+		return bad("want -spv FILE and no arguments (got %q)", fs.Args())
+	}
+	consts, err := parseSpec(*spec)
+	if err != nil {
+		return bad("-spec: %v", err)
+	}
+	pc, err := parseU32s(*push)
+	if err != nil {
+		return bad("-push: %v", err)
+	}
+	bs, err := parseBufs(*bufs)
+	if err != nil {
+		return bad("-buf: %v", err)
+	}
+	g, err := parseU32s(*groups)
+	if err != nil || len(g) < 1 || len(g) > 3 || slices.Contains(g, 0) {
+		return bad("-groups %q: want 1 to 3 positive counts", *groups)
+	}
+	for len(g) < 3 {
+		g = append(g, 1)
+	}
+	if *reps < 1 || *rotate < 0 || *dispatches < 1 {
+		return bad("-reps and -dispatches must be positive and -rotate-mib not negative")
+	}
+	code, err := os.ReadFile(*spv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vktime:", err)
+		return 1
+	}
+	if err := timeShader(code, *entry, consts, pc, bs, [3]uint32(g), *rotate, *reps, *dispatches, *device, *nbytes, *stats, *spv); err != nil {
+		fmt.Fprintln(os.Stderr, "vktime:", err)
+		return 1
+	}
+	return 0
+}
+
+func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint32, bs []bufSpec, groups [3]uint32,
+	rotateMiB, reps, dispatches, device int, nbytes int64, stats bool, name string) error {
+	inst, err := vulkan.Open()
+	if err != nil {
+		return err
+	}
+	defer inst.Close()
+	if device < 0 {
+		device = 0
+		for _, info := range inst.Devices() {
+			if info.DeviceType == "discrete-gpu" {
+				device = info.Index
+				break
+			}
+		}
+	}
+	d, err := inst.OpenDevice(device)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	info := d.Info()
+	if stats && info.PipelineStatistics {
+		if err := d.CaptureStatistics(true); err != nil {
+			return err
+		}
+	}
+	push := make([]byte, 4*len(pc))
+	for k, v := range pc {
+		binary.LittleEndian.PutUint32(push[4*k:], v)
+	}
+	p, err := d.NewPipeline(code, entry, consts, len(bs), len(push))
+	if err != nil {
+		return err
+	}
+	defer p.Destroy()
+
+	// Copies: enough that a pass touches rotateMiB, at most 512.
+	total := 0
+	for _, b := range bs {
+		total += b.bytes
+	}
+	copies := 1
+	if total > 0 {
+		copies = min(max(1, (rotateMiB<<20+total-1)/total), 512)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	sets := make([][]*vulkan.Buffer, copies)
+	for c := range sets {
+		for _, b := range bs {
+			buf, err := d.NewBuffer(b.bytes)
+			if err != nil {
+				return fmt.Errorf("copy %d of %d: %w", c+1, copies, err)
+			}
+			defer buf.Free()
+			if b.fill == "zero" {
+				err = buf.Fill(0)
+			} else {
+				err = buf.Upload(randomData(rng, b.fill, b.bytes))
+			}
+			if err != nil {
+				return err
+			}
+			sets[c] = append(sets[c], buf)
+		}
+	}
+	ds := make([]vulkan.Dispatch, max(copies, dispatches))
+	for k := range ds {
+		ds[k] = vulkan.Dispatch{Pipeline: p, Buffers: sets[k%copies], Push: push, Groups: groups}
+	}
+	ns, err := d.Time(ds, reps)
+	if err != nil {
+		return err
+	}
+	slices.Sort(ns)
+	us := ns[len(ns)/2] / 1e3 / float64(len(ds))
+	line := fmt.Sprintf("%s groups %v: %.3f us a dispatch (median of %d passes of %d dispatches over %d buffer copies; %s)",
+		name, groups, us, reps, len(ds), copies, info.Name)
+	if nbytes > 0 {
+		line += fmt.Sprintf(", %.0f GB/s", float64(nbytes)/us/1e3)
+	}
+	fmt.Println(line)
+	if stats && info.PipelineStatistics {
+		st, err := p.Statistics()
+		if err != nil {
+			return err
+		}
+		for _, s := range st {
+			fmt.Printf("  %s: %s\n", s.Executable, s)
+		}
+	}
+	return nil
+}
+
+// randomData is n bytes of random finite values of the given type in
+// [-2, 2] (the tail that does not fill a whole value is zero).
+func randomData(rng *rand.Rand, kind string, n int) []byte {
+	out := make([]byte, n)
+	for i := 0; ; {
+		v := float32(rng.Float64()*4 - 2)
+		switch kind {
+		case "f32":
+			if i+4 > n {
+				return out
+			}
+			binary.LittleEndian.PutUint32(out[i:], math.Float32bits(v))
+			i += 4
+		default:
+			if i+2 > n {
+				return out
+			}
+			var h uint16
+			if kind == "bf16" {
+				h = uint16(math.Float32bits(v) >> 16)
+			} else {
+				h = f16(v)
+			}
+			binary.LittleEndian.PutUint16(out[i:], h)
+			i += 2
+		}
+	}
+}
+
+// f16 converts |v| <= 2 to binary16 (truncated: any finite value will do).
+func f16(v float32) uint16 {
+	b := math.Float32bits(v)
+	sign := uint16(b>>16) & 0x8000
+	e := int((b>>23)&0xFF) - 127 + 15
+	if e <= 0 {
+		return sign // tiny: zero
+	}
+	return sign | uint16(e)<<10 | uint16((b>>13)&0x3FF)
+}
+
+func parseU32s(s string) ([]uint32, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []uint32
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(f), 0, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a uint32", f)
+		}
+		out = append(out, uint32(v))
+	}
+	return out, nil
+}
+
+func parseSpec(s string) ([]vulkan.SpecConst, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []vulkan.SpecConst
+	for _, f := range strings.Split(s, ",") {
+		id, val, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want ID=VALUE", f)
+		}
+		v, err := parseU32s(id + "," + val)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", f, err)
+		}
+		out = append(out, vulkan.SpecConst{ID: v[0], Value: v[1]})
+	}
+	return out, nil
+}
+
+func parseBufs(s string) ([]bufSpec, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []bufSpec
+	for _, f := range strings.Split(s, ",") {
+		size, fill, _ := strings.Cut(f, ":")
+		if fill == "" {
+			fill = "zero"
+		}
+		switch fill {
+		case "zero", "f32", "f16", "bf16":
+		default:
+			return nil, fmt.Errorf("%q: fill %q is not zero, f32, f16 or bf16", f, fill)
+		}
+		n, err := strconv.ParseInt(size, 0, 64)
+		if err != nil || n <= 0 || n > 1<<34 {
+			return nil, fmt.Errorf("%q: want a positive byte count", f)
+		}
+		out = append(out, bufSpec{bytes: int(n), fill: fill})
+	}
+	return out, nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// capture runs vktime with args and returns its exit status and stdout.
+func capture(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	code := run(args)
+	os.Stdout = old
+	w.Close()
+	var b bytes.Buffer
+	io.Copy(&b, r)
+	return code, b.String()
+}
+
+func spv(t *testing.T, name string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name+".spv")
+	cmd := exec.Command("glslangValidator", "-V", "--target-env", "vulkan1.2", "-o", out, filepath.Join("..", "..", "bench", "vk", name+".comp"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("glslangValidator: %v\n%s", err, b)
+	}
+	return out
+}
+
+// TestTimesShaders times the bench's empty and copy shaders on the local
+// device (lavapipe in CI) and checks the line vktime prints.
+func TestTimesShaders(t *testing.T) {
+	line := regexp.MustCompile(`: [0-9.]+ us a dispatch \(median of 3 passes of (\d+) dispatches over (\d+) buffer copies; `)
+	code, out := capture(t, "-spv", spv(t, "empty"), "-reps", "3", "-dispatches", "8")
+	if m := line.FindStringSubmatch(out); code != 0 || m == nil || m[1] != "8" || m[2] != "1" {
+		t.Fatalf("empty: exit %d, output %q", code, out)
+	}
+	// 1 MiB in, 1 MiB out, rotated over 4 MiB: 2 copies.
+	code, out = capture(t, "-spv", spv(t, "copy"), "-push", "65536", "-buf", "1048576:f16,1048576", "-groups", "256",
+		"-reps", "3", "-rotate-mib", "4", "-bytes", "2097152")
+	if m := line.FindStringSubmatch(out); code != 0 || m == nil || m[1] != "2" || m[2] != "2" || !strings.Contains(out, " GB/s") {
+		t.Fatalf("copy: exit %d, output %q", code, out)
+	}
+}
+
+// TestBadFlags: every mistake is exit 2 before any device work, a missing
+// file exit 1.
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"-spv", "x.spv", "extra"},
+		{"-spv", "x.spv", "-spec", "3"},
+		{"-spv", "x.spv", "-push", "1,-2"},
+		{"-spv", "x.spv", "-buf", "100:f64"},
+		{"-spv", "x.spv", "-buf", "0"},
+		{"-spv", "x.spv", "-groups", "0"},
+		{"-spv", "x.spv", "-groups", "1,1,1,1"},
+		{"-spv", "x.spv", "-reps", "0"},
+	} {
+		if code, _ := capture(t, args...); code != 2 {
+			t.Errorf("vktime %q: exit %d, want 2", args, code)
+		}
+	}
+	if code, _ := capture(t, "-spv", filepath.Join(t.TempDir(), "missing.spv")); code != 1 {
+		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}

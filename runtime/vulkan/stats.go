@@ -1,0 +1,125 @@
+package vulkan
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"unsafe"
+)
+
+// statsFuncs are VK_KHR_pipeline_executable_properties' entry points, bound
+// only on devices that have the feature.
+type statsFuncs struct {
+	GetPipelineExecutablePropertiesKHR func(dev uintptr, info *vkPipelineInfoKHR, count *uint32, props *vkPipelineExecutablePropertiesKHR) int32
+	GetPipelineExecutableStatisticsKHR func(dev uintptr, info *vkPipelineExecutableInfoKHR, count *uint32, stats *vkPipelineExecutableStatisticKHR) int32
+}
+
+// Statistic is one figure a driver reports about what it compiled a
+// pipeline into (VK_KHR_pipeline_executable_properties): NVIDIA's include
+// the register count and the binary size, AMD's the VGPRs and SGPRs.
+// The names and their meaning are the driver's own.
+type Statistic struct {
+	Executable  string // the executable's name ("Compute Shader" or similar)
+	Name        string
+	Description string
+	Value       float64 // booleans are 0 or 1
+}
+
+// String is "name = value" with an integer value printed as one.
+func (s Statistic) String() string {
+	v := strconv.FormatFloat(s.Value, 'g', -1, 64)
+	if s.Value == math.Trunc(s.Value) && math.Abs(s.Value) < 1<<53 {
+		v = strconv.FormatInt(int64(s.Value), 10)
+	}
+	return s.Name + " = " + v
+}
+
+// CaptureStatistics makes pipelines built from now on keep the driver's
+// statistics for Pipeline.Statistics (it may make building them slower).
+// It fails on a device without VK_KHR_pipeline_executable_properties.
+func (d *Device) CaptureStatistics(on bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if on && d.stats == nil {
+		return fmt.Errorf("vulkan: device %q (%s) does not report pipeline statistics (no VK_KHR_pipeline_executable_properties)",
+			d.info.Name, d.info.DriverInfo)
+	}
+	d.capture = on
+	return nil
+}
+
+// Statistics returns what the driver reports about each executable of the
+// pipeline (a compute pipeline has one). The pipeline must have been built
+// after Device.CaptureStatistics(true).
+func (p *Pipeline) Statistics() ([]Statistic, error) {
+	d := p.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if d.stats == nil {
+		return nil, fmt.Errorf("vulkan: device %q does not report pipeline statistics", d.info.Name)
+	}
+	if !p.captured {
+		return nil, fmt.Errorf("vulkan: Statistics: the pipeline was built without Device.CaptureStatistics(true)")
+	}
+	var pn runtime.Pinner
+	defer pn.Unpin()
+	info := pin(&pn, &vkPipelineInfoKHR{sType: stPipelineInfoKHR, pipeline: p.pipeline})
+	var n uint32
+	if err := check("vkGetPipelineExecutablePropertiesKHR", d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, nil)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	props := make([]vkPipelineExecutablePropertiesKHR, n)
+	for k := range props {
+		props[k].sType = stPipelineExecutablePropertiesKHR
+	}
+	if r := d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, pinSlice(&pn, props)); r != vkSuccess && r != vkIncomplete {
+		return nil, check("vkGetPipelineExecutablePropertiesKHR", r)
+	}
+	var out []Statistic
+	for k := range props[:n] {
+		exe := gostr(props[k].name[:])
+		ei := pin(&pn, &vkPipelineExecutableInfoKHR{sType: stPipelineExecutableInfoKHR, pipeline: p.pipeline, executableIndex: uint32(k)})
+		var m uint32
+		if err := check("vkGetPipelineExecutableStatisticsKHR", d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, nil)); err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			continue
+		}
+		st := make([]vkPipelineExecutableStatisticKHR, m)
+		for j := range st {
+			st[j].sType = stPipelineExecutableStatisticKHR
+		}
+		if r := d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, pinSlice(&pn, st)); r != vkSuccess && r != vkIncomplete {
+			return nil, check("vkGetPipelineExecutableStatisticsKHR", r)
+		}
+		for _, s := range st[:m] {
+			out = append(out, Statistic{Executable: exe, Name: gostr(s.name[:]), Description: gostr(s.description[:]), Value: statValue(s.format, s.value)})
+		}
+	}
+	return out, nil
+}
+
+// statValue reads the C union VkPipelineExecutableStatisticValueKHR.
+func statValue(format uint32, v uint64) float64 {
+	switch format {
+	case statFormatBool32:
+		if uint32(v) != 0 {
+			return 1
+		}
+		return 0
+	case statFormatInt64:
+		return float64(int64(v))
+	case statFormatFloat64:
+		return *(*float64)(unsafe.Pointer(&v))
+	default: // statFormatUint64
+		return float64(v)
+	}
+}

@@ -1,0 +1,56 @@
+package vulkan
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStatistics: on a device with VK_KHR_pipeline_executable_properties a
+// pipeline built after CaptureStatistics(true) reports at least one
+// statistic; one built before refuses, naming the fix. Without the
+// extension (lavapipe of Debian 12), CaptureStatistics fails and names it.
+func TestStatistics(t *testing.T) {
+	_, d := openTest(t)
+	spv := compileGLSL(t, scaleShader)
+	before, err := d.NewPipeline(spv, "main", []SpecConst{{0, 3}}, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer before.Destroy()
+	err = d.CaptureStatistics(true)
+	if !d.Info().PipelineStatistics {
+		if err == nil || !strings.Contains(err.Error(), "VK_KHR_pipeline_executable_properties") {
+			t.Fatalf("CaptureStatistics on %q without the extension: %v, want an error naming it", d.Info().Name, err)
+		}
+		if _, err := before.Statistics(); err == nil {
+			t.Fatal("Statistics succeeded on a device without the extension")
+		}
+		t.Logf("%s: no pipeline statistics (as reported)", d.Info().Name)
+		return
+	}
+	if err != nil {
+		t.Fatalf("CaptureStatistics: %v", err)
+	}
+	defer d.CaptureStatistics(false)
+	if _, err := before.Statistics(); err == nil || !strings.Contains(err.Error(), "CaptureStatistics(true)") {
+		t.Fatalf("Statistics of a pipeline built before capture: %v, want an error naming CaptureStatistics", err)
+	}
+	p, err := d.NewPipeline(spv, "main", []SpecConst{{0, 3}}, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Destroy()
+	st, err := p.Statistics()
+	if err != nil {
+		t.Fatalf("Statistics: %v", err)
+	}
+	if len(st) == 0 {
+		t.Fatal("no statistics reported")
+	}
+	for _, s := range st {
+		if s.Name == "" {
+			t.Fatalf("a statistic without a name: %+v", s)
+		}
+		t.Logf("%s: %s (%s)", s.Executable, s, s.Description)
+	}
+}
