@@ -66,7 +66,11 @@ submit to the fence wait over the dispatches (median of --reps submissions
 after one warm-up). With --pair the producer runs once per submission, then
 the repeated consumer: ggml quantizes a matmul's f32 activations to Q8_1
 once per graph and reuses them for every repeat on the same input. The
-JSON records "timing"; the default, rotate, is the timing described above.`,
+JSON records "timing"; the default, rotate, is the timing described above.
+
+On Vulkan, where the driver reports what it compiled a pipeline into
+(VK_KHR_pipeline_executable_properties: NVIDIA's register count and binary
+size among others), the JSON keeps it per timed variant in pipeline_stats.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
   gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
   gen bench --backend cuda --module gemv_part1.cubin,gemv_part2.cubin --module gemv_part3.cubin --out cuda.json
@@ -108,6 +112,7 @@ JSON records "timing"; the default, rotate, is the timing described above.`,
 			}
 			var timer kruntime.Timer
 			var dev kruntime.Device
+			var stats map[string]map[string]float64 // Vulkan: the driver's pipeline statistics by variant
 			switch backend {
 			case "cuda":
 				ctx, mod, d, err := openCUDA(arch, modules)
@@ -133,6 +138,15 @@ JSON records "timing"; the default, rotate, is the timing described above.`,
 				dev = vr.Device()
 				t := &bench.VulkanTimer{Dev: d, R: vr, Reps: reps, Rng: rand.New(rand.NewPCG(7, 11)), RotateBytes: rotateMiB << 20, Timing: timing}
 				defer t.Close()
+				// Where the driver reports what it compiled a pipeline
+				// into, the JSON keeps it per variant (pipeline_stats).
+				if d.Info().PipelineStatistics {
+					if err := d.CaptureStatistics(true); err != nil {
+						return err
+					}
+					t.Stats = map[string]map[string]float64{}
+					stats = t.Stats
+				}
 				timer = t
 			default:
 				return &exitError{2, fmt.Errorf("--backend %q; allowed: cuda, vulkan", backend)}
@@ -142,7 +156,7 @@ JSON records "timing"; the default, rotate, is the timing described above.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "gen: "+note)
 			}
 			write := func(results []bench.Record, skipped []bench.Skipped) error {
-				return writeBench(out, dev, backend, string(mode), timing, reps, rounds, results, skipped)
+				return writeBench(out, dev, backend, string(mode), timing, reps, rounds, results, skipped, stats)
 			}
 			if err := runBench(cmd.OutOrStdout(), timer, dev, cases, cache, write, pair, rounds); err != nil {
 				return err
@@ -300,10 +314,13 @@ func dedup(list []string) []string {
 // timing, reps: the median's sample count; rounds: how many times each was
 // timed), the results and, when there are any, the cases not timed
 // (not_eligible).
-func writeBench(path string, dev kruntime.Device, backend, launch, timing string, reps, rounds int, results []bench.Record, skipped []bench.Skipped) error {
+func writeBench(path string, dev kruntime.Device, backend, launch, timing string, reps, rounds int, results []bench.Record, skipped []bench.Skipped, stats map[string]map[string]float64) error {
 	doc := map[string]any{"device": dev.Name, "driver": dev.Driver, "backend": backend, "arch": dev.Arch, "launch": launch, "timing": timing, "reps": reps, "rounds": max(rounds, 1), "results": results}
 	if len(skipped) > 0 {
 		doc["not_eligible"] = skipped
+	}
+	if len(stats) > 0 {
+		doc["pipeline_stats"] = stats
 	}
 	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

@@ -50,7 +50,7 @@ func TestRunBench(t *testing.T) {
 	writes := 0
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
 		writes++
-		return writeBench(out, dev, "cuda", "graph", "rotate", 20, 2, rs, sk)
+		return writeBench(out, dev, "cuda", "graph", "rotate", 20, 2, rs, sk, nil)
 	}
 	tm := &tileTimer{}
 	if err := runBench(&lines, tm, dev, cases, nil, write, "", 2); err != nil {
@@ -160,7 +160,7 @@ func TestRunBenchPair(t *testing.T) {
 	}
 	out := filepath.Join(dir, "pair.json")
 	write := func(rs []bench.Record, sk []bench.Skipped) error {
-		return writeBench(out, dev, "cuda", "graph", "rotate", 20, 2, rs, sk)
+		return writeBench(out, dev, "cuda", "graph", "rotate", 20, 2, rs, sk, nil)
 	}
 	var lines strings.Builder
 	if err := runBench(&lines, &tileTimer{}, dev, cases, nil, write, "f32", 2); err == nil || !strings.Contains(err.Error(), "cannot time chains") {
@@ -186,5 +186,38 @@ func TestRunBenchPair(t *testing.T) {
 	}
 	if !strings.Contains(lines.String(), " pair bf16 quant_q8_1_bf16_") {
 		t.Errorf("%s", lines.String())
+	}
+}
+
+// TestBenchPipelineStats: the driver's statistics by variant land in the
+// JSON as pipeline_stats, and the key is absent without them (CUDA, or a
+// driver that reports none, as lavapipe 22.3).
+func TestBenchPipelineStats(t *testing.T) {
+	dev, err := kruntime.ArchDevice("sm90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b.json")
+	stats := map[string]map[string]float64{"quant_q8_1_f16_lane": {"Register Count": 40, "Binary Size": 9000}}
+	for _, st := range []map[string]map[string]float64{stats, nil} {
+		if err := writeBench(out, dev, "vulkan", "command-buffer", "rotate", 20, 2, nil, nil, st); err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]json.RawMessage
+		b, _ := os.ReadFile(out)
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		raw, ok := doc["pipeline_stats"]
+		if st == nil {
+			if ok {
+				t.Fatalf("pipeline_stats without statistics: %s", raw)
+			}
+			continue
+		}
+		var got map[string]map[string]float64
+		if err := json.Unmarshal(raw, &got); err != nil || got["quant_q8_1_f16_lane"]["Register Count"] != 40 {
+			t.Fatalf("pipeline_stats %s: %v", raw, err)
+		}
 	}
 }

@@ -38,6 +38,10 @@ type VulkanTimer struct {
 	// MaxRuns bounds the dispatches per pass under TimingGGML (0: none,
 	// GGMLRuns as is; tests on slow devices set it).
 	MaxRuns int
+	// Stats, when not nil, collects what the driver compiled each timed
+	// variant into (Pipeline.Statistics: registers, code size) by variant
+	// name; the device must capture statistics (Device.CaptureStatistics).
+	Stats map[string]map[string]float64
 
 	pool *pool[*vulkan.Buffer]
 }
@@ -165,6 +169,17 @@ func (t *VulkanTimer) Time(v *table.Variant, op kruntime.Op) (float64, error) {
 	pl, err := t.R.Pipeline(l)
 	if err != nil {
 		return 0, err
+	}
+	if _, seen := t.Stats[v.Name]; t.Stats != nil && !seen {
+		st, err := pl.Statistics()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", v.Name, err)
+		}
+		m := map[string]float64{}
+		for _, s := range st {
+			m[s.Name] = s.Value
+		}
+		t.Stats[v.Name] = m
 	}
 	if t.pool == nil {
 		t.pool = t.newPool()
