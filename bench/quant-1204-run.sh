@@ -9,7 +9,8 @@
 # multi and lane tiles at 4096 x 4096 (Nsight Compute), register use.
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
 # Vulkan loader .debs). Everything lands in $OUT/r, packed as $OUT/r.tgz;
-# benchreport -quant-run reads its -quant-*.json, -copy.txt, -empty.txt.
+# benchreport -quant-run reads its -quant-*.json, -copy.txt, -empty.txt
+# (and, with bin/vktime and bench/vk carried, -vkempty.txt, -vkcopy.txt).
 set -u
 DEADLINE=${DEADLINE:-420}
 out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
@@ -40,6 +41,17 @@ tail -qn 2 "$r"/verify-vulkan-*.txt | tee -a "$r/log.txt"
 phase 10 20 python3 bench/copy-bw.py > "$r/copy.txt" 2>&1
 tail -n 1 "$r/copy.txt" | tee -a "$r/log.txt"
 phase 3 10 /tmp/empty > "$r/empty.txt" 2>&1; tail -n 4 "$r/empty.txt" | tee -a "$r/log.txt"
+# The Vulkan path's own floor and copy roof (added 2026-12-05; benchreport
+# -quant-run reads vkempty.txt and vkcopy.txt): cmd/vktime on the empty and
+# copy shaders, dispatched as gen bench dispatches. Needs bin/vktime and the
+# SPIR-V of `bash bench/vk-probe-prep.sh` (carry bench/vk).
+if [ -x bin/vktime ] && [ -f bench/vk/empty.spv ] && [ -f bench/vk/copy.spv ]; then
+  phase 3 20 bin/vktime -reps 10 -spv bench/vk/empty.spv -groups 1 -dispatches 512 > "$r/vkempty.txt" 2>&1
+  for mib in 64 256; do n=$((mib * 65536))
+    phase 3 20 bin/vktime -reps 10 -spv bench/vk/copy.spv -push $n -buf $((mib << 20)):f32,$((mib << 20)) -groups $((n / 256)) -bytes $((2 * (mib << 20))) >> "$r/vkcopy.txt" 2>&1
+  done
+  cat "$r/vkempty.txt" "$r/vkcopy.txt" | tee -a "$r/log.txt"
+fi
 B="--reps 10 --family quant_q8k,quant_q8_1 --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml"
 log "bench cuda"
 phase 10 60 bin/gen bench $B --backend cuda --module "$q,$q1" --out "$r/quant-cuda.json" > "$r/quant-cuda.txt" 2>&1; log "exit $?"

@@ -311,11 +311,11 @@ func main() {
 	}
 	// The quantizer sections: this run's files, or -quant-run's (its own
 	// device call, with its copy bandwidth and empty-kernel floor).
-	qrun, qcopy, qfloor := *run, cub.CopyGBps, 0.0
+	qrun, fl := *run, runFloors{CopyGBps: cub.CopyGBps}
 	if *quantRun != "" {
 		qrun = *quantRun
 		var err error
-		if qcopy, qfloor, err = quantRunFloors(*dir, qrun); err != nil {
+		if fl, err = quantRunFloors(*dir, qrun); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -327,19 +327,28 @@ func main() {
 		if !read(filepath.Join(*dir, qrun+f.suffix), &q) {
 			continue
 		}
-		// the empty-kernel floor is CUDA's (a graph of launches); no Vulkan one is measured
-		floor := qfloor
+		// Each path's own floor: CUDA an empty kernel in a graph of
+		// launches, Vulkan an empty shader among dispatches in one
+		// command buffer (cmd/vktime).
+		floor, how := fl.CUDAFloorUS, "an empty kernel launched as gen bench launches (graph of 64)"
 		if q.Backend != "cuda" {
-			floor = 0
+			floor, how = fl.VulkanFloorUS, "an empty shader dispatched as gen bench dispatches (one command buffer, a barrier between dispatches; cmd/vktime)"
 		}
 		if qrun != *run {
-			fmt.Fprintf(&md, "## %s\n\nFrom run %s, a device call of its own (bench/results/%s-*): its copy bandwidth %.0f GB/s", f.title, qrun, qrun, qcopy)
+			fmt.Fprintf(&md, "## %s\n\nFrom run %s, a device call of its own (bench/results/%s-*): its copy bandwidth %.0f GB/s", f.title, qrun, qrun, fl.CopyGBps)
 			if floor > 0 {
-				fmt.Fprintf(&md, "; an empty kernel launched as gen bench launches (graph of 64) took %.2f us", floor)
+				fmt.Fprintf(&md, "; %s took %.2f us", how, floor)
+			}
+			if q.Backend != "cuda" && fl.VulkanCopyGBps > 0 {
+				fmt.Fprintf(&md, "; a copy shader on this path (bench/vk/copy.comp, timed the same way) moved %.0f GB/s", fl.VulkanCopyGBps)
 			}
 			md.WriteString(".\n\n")
 		}
-		if err := quantSection(&md, *dir, qrun, f.title, q, qcopy, floor, qrun != *run); err != nil {
+		pathCopy := 0.0
+		if q.Backend != "cuda" {
+			pathCopy = fl.VulkanCopyGBps
+		}
+		if err := quantSection(&md, *dir, qrun, f.title, q, fl.CopyGBps, floor, pathCopy, qrun != *run); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -60,8 +60,10 @@ type quantResult struct {
 // named run-quant-<backend>-<family>.png) and the two targets with their
 // measured numbers. copyGBps is the run's copy bandwidth (0: unknown).
 // floorUS is an empty kernel's launch time in the same run (0: unknown);
-// headed says the caller wrote the section's heading.
-func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, floorUS float64, headed bool) error {
+// pathCopyGBps a copy on the file's own path when it differs from
+// copyGBps's (Vulkan: bench/vk/copy.comp; 0: unknown); headed says the
+// caller wrote the section's heading.
+func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, floorUS, pathCopyGBps float64, headed bool) error {
 	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
 	if !headed {
 		p("## %s\n\n", title)
@@ -97,7 +99,11 @@ func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, fl
 				one = append(one, s+")")
 			}
 			if r.Rows == 4096 {
-				big = append(big, fmt.Sprintf("%s K=%d %.0f%%", r.Dtype, r.K, pct(r.BestGBps)))
+				b := fmt.Sprintf("%s K=%d %.0f%%", r.Dtype, r.K, pct(r.BestGBps))
+				if pathCopyGBps > 0 {
+					b += fmt.Sprintf(" (%.0f%% of the path's copy)", 100*r.BestGBps/pathCopyGBps)
+				}
+				big = append(big, b)
 			}
 		}
 		if floorUS > 0 {
@@ -157,27 +163,48 @@ func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, fl
 	return nil
 }
 
-// quantRunFloors reads a quantizer run's copy bandwidth (RUN-copy.txt:
-// "copy N GB/s ...") and its empty kernel's launch (RUN-empty.txt: the
-// least "N us per launch"; 0 when the file is missing).
-func quantRunFloors(dir, run string) (copyGBps, floorUS float64, err error) {
+// runFloors are a quantizer run's reference figures: its copy bandwidth
+// (RUN-copy.txt: "copy N GB/s", torch on CUDA), the least empty-kernel
+// launch on CUDA (RUN-empty.txt: "N us per launch"), and on Vulkan, from
+// cmd/vktime, the least empty-shader dispatch (RUN-vkempty.txt: "N us a
+// dispatch") and the best copy shader's bandwidth (RUN-vkcopy.txt: "N
+// GB/s"). Any but the first is 0 when its file is missing.
+type runFloors struct {
+	CopyGBps, CUDAFloorUS, VulkanFloorUS, VulkanCopyGBps float64
+}
+
+// extreme is the least (or, with most, the largest) number a pattern's
+// first group matches in a run's file (0: no file or no match).
+func extreme(dir, run, suffix, pattern string, most bool) float64 {
+	b, err := os.ReadFile(filepath.Join(dir, run+suffix))
+	if err != nil {
+		return 0
+	}
+	out := 0.0
+	for _, m := range regexp.MustCompile(pattern).FindAllSubmatch(b, -1) {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		if out == 0 || (most && v > out) || (!most && v < out) {
+			out = v
+		}
+	}
+	return out
+}
+
+func quantRunFloors(dir, run string) (runFloors, error) {
+	var f runFloors
 	b, err := os.ReadFile(filepath.Join(dir, run+"-copy.txt"))
 	if err != nil {
-		return 0, 0, fmt.Errorf("-quant-run %s: %v (the copy bandwidth of that device call)", run, err)
+		return f, fmt.Errorf("-quant-run %s: %v (the copy bandwidth of that device call)", run, err)
 	}
 	m := regexp.MustCompile(`copy (\d+(?:\.\d+)?) GB/s`).FindSubmatch(b)
 	if m == nil {
-		return 0, 0, fmt.Errorf("-quant-run %s: no \"copy N GB/s\" in %s-copy.txt", run, run)
+		return f, fmt.Errorf("-quant-run %s: no \"copy N GB/s\" in %s-copy.txt", run, run)
 	}
-	copyGBps, _ = strconv.ParseFloat(string(m[1]), 64)
-	if e, err := os.ReadFile(filepath.Join(dir, run+"-empty.txt")); err == nil {
-		for _, m := range regexp.MustCompile(`(\d+(?:\.\d+)?) us per launch`).FindAllSubmatch(e, -1) {
-			if v, _ := strconv.ParseFloat(string(m[1]), 64); floorUS == 0 || v < floorUS {
-				floorUS = v
-			}
-		}
-	}
-	return copyGBps, floorUS, nil
+	f.CopyGBps, _ = strconv.ParseFloat(string(m[1]), 64)
+	f.CUDAFloorUS = extreme(dir, run, "-empty.txt", `(\d+(?:\.\d+)?) us per launch`, false)
+	f.VulkanFloorUS = extreme(dir, run, "-vkempty.txt", `(\d+(?:\.\d+)?) us a dispatch`, false)
+	f.VulkanCopyGBps = extreme(dir, run, "-vkcopy.txt", `(\d+(?:\.\d+)?) GB/s`, true)
+	return f, nil
 }
 
 func orNone(s []string) string {

@@ -82,7 +82,7 @@ func TestQuantSection(t *testing.T) {
 	}, NotEligible: []skipped{{Op: "quant_q8k f32 m=1 n=1 k=1000", Reason: "not eligible: Q8_K quantizes whole 256-element superblocks"}}}
 	dir := t.TempDir()
 	var out strings.Builder
-	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000, 0, false); err != nil {
+	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000, 0, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -165,13 +165,21 @@ func TestQuantRunFloors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := quantRunFloors(dir, "r"); err == nil || !strings.Contains(err.Error(), "r-copy.txt") {
+	if _, err := quantRunFloors(dir, "r"); err == nil || !strings.Contains(err.Error(), "r-copy.txt") {
 		t.Fatalf("no copy file: err = %v, want one naming r-copy.txt", err)
 	}
 	write("r-copy.txt", "copy 4261 GB/s (4 GiB f32, read + write, median of 10)\n")
 	write("r-empty.txt", "empty kernel grid 1 x 64 lanes, graph of 64: 0.546 us per launch (median of 20)\nempty kernel grid 1 x 256 lanes, graph of 64: 0.529 us per launch (median of 20)\n")
-	c, f, err := quantRunFloors(dir, "r")
-	if err != nil || c != 4261 || f != 0.529 {
-		t.Fatalf("quantRunFloors = %v, %v, %v; want 4261, 0.529, nil", c, f, err)
+	f, err := quantRunFloors(dir, "r")
+	if err != nil || f != (runFloors{CopyGBps: 4261, CUDAFloorUS: 0.529}) {
+		t.Fatalf("quantRunFloors = %+v, %v; want copy 4261, CUDA floor 0.529, no Vulkan figures", f, err)
+	}
+	// cmd/vktime's lines: the least empty dispatch, the best copy.
+	write("r-vkempty.txt", "bench/vk/empty.spv groups [1 1 1]: 2.913 us a dispatch (median of 10 passes of 512 dispatches over 1 buffer copies; NVIDIA H200)\n"+
+		"bench/vk/empty.spv groups [8192 1 1]: 3.500 us a dispatch (median of 10 passes of 64 dispatches over 1 buffer copies; NVIDIA H200)\n")
+	write("r-vkcopy.txt", "## vktime -spv bench/vk/copy.spv\nbench/vk/copy.spv groups [4096 1 1]: 9.1 us a dispatch (...), 3687 GB/s\nbench/vk/copy.spv groups [65536 1 1]: 131.0 us a dispatch (...), 4098 GB/s\n")
+	f, err = quantRunFloors(dir, "r")
+	if err != nil || f != (runFloors{CopyGBps: 4261, CUDAFloorUS: 0.529, VulkanFloorUS: 2.913, VulkanCopyGBps: 4098}) {
+		t.Fatalf("quantRunFloors = %+v, %v", f, err)
 	}
 }
