@@ -150,19 +150,26 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 	if total > 0 {
 		copies = min(max(1, (rotateMiB<<20+total-1)/total), 512)
 	}
+	// One random content per binding, uploaded to each of its copies.
 	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([][]byte, len(bs))
+	for k, b := range bs {
+		if b.fill != "zero" {
+			data[k] = randomData(rng, b.fill, b.bytes)
+		}
+	}
 	sets := make([][]*vulkan.Buffer, copies)
 	for c := range sets {
-		for _, b := range bs {
+		for k, b := range bs {
 			buf, err := d.NewBuffer(b.bytes)
 			if err != nil {
 				return fmt.Errorf("copy %d of %d: %w", c+1, copies, err)
 			}
 			defer buf.Free()
-			if b.fill == "zero" {
+			if data[k] == nil {
 				err = buf.Fill(0)
 			} else {
-				err = buf.Upload(randomData(rng, b.fill, b.bytes))
+				err = buf.Upload(data[k])
 			}
 			if err != nil {
 				return err
