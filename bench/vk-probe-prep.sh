@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds here what bench/vk-probe-run.sh carries to the device (bench/vk,
 # ignored *.spv): the empty and copy shaders, and spirv-opt -O builds of
-# the quantizer blobs it times, each checked by spirv-val.
+# the quantizer blobs it times, each checked by spirv-val, and the
+# experiment blobs of bench/vk/lane-reorder.py.
 set -eu
 cd "$(dirname "$0")/.."
 for f in bench/vk/*.comp; do glslangValidator -V --target-env vulkan1.2 -o "${f%.comp}.spv" "$f" > /dev/null; done
@@ -12,4 +13,7 @@ for b in generated/spirv/quant_q8_1_*_thread.spv generated/spirv/quant_q8_1_*_su
   spirv-opt -O "$b" -o "$o"
   spirv-val --target-env vulkan1.2 "$o"
 done
-ls bench/vk/opt | wc -l
+# The lane tile with s after qs (bench/vk/lane-reorder.py): an experiment.
+python3 bench/vk/lane-reorder.py
+for f in bench/vk/exp/*.comp; do glslangValidator -V --target-env vulkan1.2 -o "${f%.comp}.spv" "$f" > /dev/null; done
+ls bench/vk/opt bench/vk/exp | wc -l

@@ -10,7 +10,9 @@
 # bench on 4096 x 4096 f16 for a same-call cross-check of vktime. Every
 # quantizer blob is timed twice: as committed (glslang's SPIR-V) and after
 # `spirv-opt -O` (bench/vk/opt/: loops unrolled, glslang's "indexable"
-# array copies gone), to see whether NVIDIA's compiler needs that done.
+# array copies gone), to see whether NVIDIA's compiler needs that done; the
+# Q8_1 lane tile also with its s butterfly after the bytes
+# (bench/vk/lane-reorder.py: fewer values live at once).
 # Needs bin/gen, bin/vktime (CGO_ENABLED=0 go build), .gl/ (the Vulkan
 # loader) and the SPIR-V from `bash bench/vk-probe-prep.sh` (carry bench/vk).
 set -u
@@ -34,6 +36,8 @@ for dt in f16 f32; do
     for fixed in 1 0; do for wg in 64 128 256; do
       [ $fixed = 0 ] && [ $wg != 64 ] && continue
       Q quant_q8_1_${dt}_thread -spec 0=$wg,1=0,2=1,3=$fixed -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
+      # the lane tile with s after qs (bench/vk/lane-reorder.py)
+      [ $fixed = 1 ] && V -spv bench/vk/exp/quant_q8_1_${dt}_thread.spv -spec 0=$wg,1=0,2=1,3=1 -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
     done; done
     # multi (subgroup blob, 4 waves of 32: 128 lanes, 64 blocks a workgroup)
     Q quant_q8_1_${dt}_subgroup -spec 0=128,1=4,2=1,3=0 -push 4096,$k,$nb,64 -buf $xb:$dt,$yb -groups $((blocks / 64)) -bytes $((xb + yb))
