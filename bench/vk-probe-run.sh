@@ -13,6 +13,10 @@
 # array copies gone), to see whether NVIDIA's compiler needs that done; the
 # Q8_1 lane tile also with its s butterfly after the bytes
 # (bench/vk/lane-reorder.py: fewer values live at once).
+# Last, gen bench of the Vulkan GEMV (bf16) and MMVQ (q4_k) tiles on
+# bench/vk-probe-shapes.yaml, whose JSON keeps every candidate's pipeline
+# statistics. DEADLINE (default 540) bounds the wall; what does not fit is
+# listed in skipped.txt.
 # Needs bin/gen, bin/vktime (CGO_ENABLED=0 go build), .gl/ (the Vulkan
 # loader) and the SPIR-V from `bash bench/vk-probe-prep.sh` (carry bench/vk).
 set -u
@@ -21,7 +25,11 @@ trap 'tar -C "$out" -czf "$out/r.tgz" r' EXIT
 [ -d .gl ] && [ -z "${DRY:-}" ] && { for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig; }
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -z "${DRY:-}" ] && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$r/gpu.txt"
-V() { echo "## vktime $*" >> "$r/vk.txt"; timeout 60 ${VKTIME:-bin/vktime} -reps 10 "$@" >> "$r/vk.txt" 2>&1 || echo "exit $?" >> "$r/vk.txt"; }
+# Everything stops by DEADLINE seconds of wall (the call's limit less the
+# packing): a step that would not fit is logged as skipped.
+DEADLINE=${DEADLINE:-540}
+fits() { [ $((DEADLINE - SECONDS)) -gt "$1" ] || { echo "skipped at ${SECONDS}s: ${*:2}" >> "$r/skipped.txt"; return 1; }; }
+V() { fits 5 "$@" || return 0; echo "## vktime $*" >> "$r/vk.txt"; timeout 60 ${VKTIME:-bin/vktime} -reps 10 "$@" >> "$r/vk.txt" 2>&1 || echo "exit $?" >> "$r/vk.txt"; }
 # Q BLOB ARGS: the committed blob, then its spirv-opt -O build
 S=generated/spirv
 Q() { local b=$1; shift; V -spv $S/$b.spv "$@"; V -spv bench/vk/opt/$b.spv "$@"; }
@@ -49,4 +57,10 @@ for dt in f16 f32; do
 done
 grep -E "^## |us a dispatch|Register|register|Size|size|Local|Spill|spill" "$r/vk.txt" | head -c 20000 > "$r/vk-short.txt"
 printf 'rows: [4096]\nk: [4096]\n' > /tmp/q.yaml
-timeout 120 ${GEN:-bin/gen} bench --backend vulkan --family quant_q8_1 --dtypes f16,f32 --reps 10 --quant-shapes /tmp/q.yaml --out "$r/bench-q81.json" > "$r/bench-q81.txt" 2>&1; echo "bench exit $?" >> "$r/bench-q81.txt"
+fits 30 gen bench quant_q8_1 && timeout 120 ${GEN:-bin/gen} bench --backend vulkan --family quant_q8_1 --dtypes f16,f32 --reps 10 --quant-shapes /tmp/q.yaml --out "$r/bench-q81.json" > "$r/bench-q81.txt" 2>&1; echo "bench exit $?" >> "$r/bench-q81.txt"
+# The GEMV (bf16) and MMVQ (q4_k) tiles on the Vulkan path with every
+# candidate's pipeline statistics (gen bench's pipeline_stats), one round.
+for fam in gemv:bf16 mmvq:q4_k; do
+  fits 30 gen bench $fam && timeout $((DEADLINE - SECONDS - 10)) ${GEN:-bin/gen} bench --backend vulkan --family ${fam%%:*} --dtypes ${fam#*:} --shapes bench/vk-probe-shapes.yaml \
+    --reps 5 --rounds 1 --out "$r/bench-${fam%%:*}.json" > "$r/bench-${fam%%:*}.txt" 2>&1; echo "bench exit $?" >> "$r/bench-${fam%%:*}.txt"
+done
