@@ -10,7 +10,8 @@
 # Needs bin/gen (CGO_ENABLED=0 go build -o bin/gen ./cmd/gen) and .gl/ (the
 # Vulkan loader .debs). Everything lands in $OUT/r, packed as $OUT/r.tgz;
 # benchreport -quant-run reads its -quant-*.json, -copy.txt, -empty.txt
-# (and, with bin/vktime and bench/vk carried, -vkempty.txt, -vkcopy.txt).
+# (and, with bin/vktime and bench/vk carried, -vkempty.txt, -vkrow.txt,
+# -vkcopy.txt).
 set -u
 DEADLINE=${DEADLINE:-420}
 out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
@@ -47,10 +48,12 @@ phase 3 10 /tmp/empty > "$r/empty.txt" 2>&1; tail -n 4 "$r/empty.txt" | tee -a "
 # SPIR-V of `bash bench/vk-probe-prep.sh` (carry bench/vk).
 if [ -x bin/vktime ] && [ -f bench/vk/empty.spv ] && [ -f bench/vk/copy.spv ]; then
   phase 3 20 bin/vktime -reps 10 -spv bench/vk/empty.spv -groups 1 -dispatches 512 > "$r/vkempty.txt" 2>&1
+  # one row's move: K 4096 f32 (16 KiB) copied, 512 dispatches
+  phase 3 20 bin/vktime -reps 10 -spv bench/vk/copy.spv -push 1024 -buf 16384:f32,16384 -groups 4 -dispatches 512 > "$r/vkrow.txt" 2>&1
   for mib in 64 256; do n=$((mib * 65536))
     phase 3 20 bin/vktime -reps 10 -spv bench/vk/copy.spv -push $n -buf $((mib << 20)):f32,$((mib << 20)) -groups $((n / 256)) -bytes $((2 * (mib << 20))) >> "$r/vkcopy.txt" 2>&1
   done
-  cat "$r/vkempty.txt" "$r/vkcopy.txt" | tee -a "$r/log.txt"
+  cat "$r/vkempty.txt" "$r/vkrow.txt" "$r/vkcopy.txt" | tee -a "$r/log.txt"
 fi
 B="--reps 10 --family quant_q8k,quant_q8_1 --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml"
 log "bench cuda"

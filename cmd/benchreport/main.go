@@ -327,28 +327,27 @@ func main() {
 		if !read(filepath.Join(*dir, qrun+f.suffix), &q) {
 			continue
 		}
-		// Each path's own floor: CUDA an empty kernel in a graph of
+		// Each path's own floors: CUDA an empty kernel in a graph of
 		// launches, Vulkan an empty shader among dispatches in one
 		// command buffer (cmd/vktime).
-		floor, how := fl.CUDAFloorUS, "an empty kernel launched as gen bench launches (graph of 64)"
+		pf, how := fl.CUDA, "an empty kernel launched as gen bench launches (graph of 64)"
 		if q.Backend != "cuda" {
-			floor, how = fl.VulkanFloorUS, "an empty shader dispatched as gen bench dispatches (one command buffer, a barrier between dispatches; cmd/vktime)"
+			pf, how = fl.Vulkan, "an empty shader dispatched as gen bench dispatches (one command buffer, a barrier between dispatches; cmd/vktime)"
 		}
 		if qrun != *run {
 			fmt.Fprintf(&md, "## %s\n\nFrom run %s, a device call of its own (bench/results/%s-*): its copy bandwidth %.0f GB/s", f.title, qrun, qrun, fl.CopyGBps)
-			if floor > 0 {
-				fmt.Fprintf(&md, "; %s took %.2f us", how, floor)
+			if pf.EmptyUS > 0 {
+				fmt.Fprintf(&md, "; %s took %.2f us", how, pf.EmptyUS)
 			}
-			if q.Backend != "cuda" && fl.VulkanCopyGBps > 0 {
-				fmt.Fprintf(&md, "; a copy shader on this path (bench/vk/copy.comp, timed the same way) moved %.0f GB/s", fl.VulkanCopyGBps)
+			if pf.RowUS > 0 {
+				fmt.Fprintf(&md, "; a kernel that only moves one row's bytes (K = 4096 f32 in, 128 Q8_1 blocks out), launched the same way, %.2f us", pf.RowUS)
+			}
+			if pf.CopyGBps > 0 {
+				fmt.Fprintf(&md, "; a copy shader on this path (bench/vk/copy.comp, timed the same way) moved %.0f GB/s", pf.CopyGBps)
 			}
 			md.WriteString(".\n\n")
 		}
-		pathCopy := 0.0
-		if q.Backend != "cuda" {
-			pathCopy = fl.VulkanCopyGBps
-		}
-		if err := quantSection(&md, *dir, qrun, f.title, q, fl.CopyGBps, floor, pathCopy, qrun != *run); err != nil {
+		if err := quantSection(&md, *dir, qrun, f.title, q, fl.CopyGBps, pf, qrun != *run); err != nil {
 			log.Fatal(err)
 		}
 	}

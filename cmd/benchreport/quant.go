@@ -59,11 +59,10 @@ type quantResult struct {
 // quantSection writes the quantizer tables, one chart per family (into dir,
 // named run-quant-<backend>-<family>.png) and the two targets with their
 // measured numbers. copyGBps is the run's copy bandwidth (0: unknown).
-// floorUS is an empty kernel's launch time in the same run (0: unknown);
-// pathCopyGBps a copy on the file's own path when it differs from
-// copyGBps's (Vulkan: bench/vk/copy.comp; 0: unknown); headed says the
-// caller wrote the section's heading.
-func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, floorUS, pathCopyGBps float64, headed bool) error {
+// pf is the file's own path's floors in the same run (zeros: unknown);
+// headed says the caller wrote the section's heading.
+func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps float64, pf pathFloors, headed bool) error {
+	floorUS, pathCopyGBps := pf.EmptyUS, pf.CopyGBps
 	p := func(f string, a ...any) { fmt.Fprintf(w, f, a...) }
 	if !headed {
 		p("## %s\n\n", title)
@@ -95,6 +94,9 @@ func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, fl
 				s := fmt.Sprintf("%s %.1fx (%s %.2f us, thread %.2f us", r.Dtype, r.Speedup, r.BestTile, r.BestUS, r.ThreadUS)
 				if floorUS > 0 {
 					s += fmt.Sprintf("; %.2fx the empty kernel", r.BestUS/floorUS)
+				}
+				if pf.RowUS > 0 && r.Dtype == "f32" {
+					s += fmt.Sprintf("; %.2fx a kernel that only moves the row's bytes", r.BestUS/pf.RowUS)
 				}
 				one = append(one, s+")")
 			}
@@ -163,14 +165,26 @@ func quantSection(w io.Writer, dir, run, title string, q quantFile, copyGBps, fl
 	return nil
 }
 
+// pathFloors are one path's reference figures in a quantizer run: an empty
+// kernel (CUDA) or shader (Vulkan) launched as gen bench launches, a kernel
+// that only moves one row's bytes (K = 4096 f32 in, its 128 Q8_1 blocks
+// out) launched the same way, and, on Vulkan, a copy shader's bandwidth
+// (the torch copy is the run's copyGBps). Zero: not measured.
+type pathFloors struct {
+	EmptyUS, RowUS, CopyGBps float64
+}
+
 // runFloors are a quantizer run's reference figures: its copy bandwidth
-// (RUN-copy.txt: "copy N GB/s", torch on CUDA), the least empty-kernel
-// launch on CUDA (RUN-empty.txt: "N us per launch"), and on Vulkan, from
-// cmd/vktime, the least empty-shader dispatch (RUN-vkempty.txt: "N us a
-// dispatch") and the best copy shader's bandwidth (RUN-vkcopy.txt: "N
-// GB/s"). Any but the first is 0 when its file is missing.
+// (RUN-copy.txt: "copy N GB/s", torch on CUDA); on CUDA from
+// bench/empty-launch.cu (RUN-empty.txt) the least "N us per launch" (empty
+// kernels) and "N us a launch" (the one-row move); on Vulkan from
+// cmd/vktime the least empty-shader dispatch (RUN-vkempty.txt: "N us a
+// dispatch"), the one-row move (RUN-vkrow.txt) and the best copy shader's
+// bandwidth (RUN-vkcopy.txt: "N GB/s"). Any but the first is 0 when its
+// file is missing.
 type runFloors struct {
-	CopyGBps, CUDAFloorUS, VulkanFloorUS, VulkanCopyGBps float64
+	CopyGBps     float64
+	CUDA, Vulkan pathFloors
 }
 
 // extreme is the least (or, with most, the largest) number a pattern's
@@ -201,9 +215,11 @@ func quantRunFloors(dir, run string) (runFloors, error) {
 		return f, fmt.Errorf("-quant-run %s: no \"copy N GB/s\" in %s-copy.txt", run, run)
 	}
 	f.CopyGBps, _ = strconv.ParseFloat(string(m[1]), 64)
-	f.CUDAFloorUS = extreme(dir, run, "-empty.txt", `(\d+(?:\.\d+)?) us per launch`, false)
-	f.VulkanFloorUS = extreme(dir, run, "-vkempty.txt", `(\d+(?:\.\d+)?) us a dispatch`, false)
-	f.VulkanCopyGBps = extreme(dir, run, "-vkcopy.txt", `(\d+(?:\.\d+)?) GB/s`, true)
+	f.CUDA.EmptyUS = extreme(dir, run, "-empty.txt", `(\d+(?:\.\d+)?) us per launch`, false)
+	f.CUDA.RowUS = extreme(dir, run, "-empty.txt", `(\d+(?:\.\d+)?) us a launch`, false)
+	f.Vulkan.EmptyUS = extreme(dir, run, "-vkempty.txt", `(\d+(?:\.\d+)?) us a dispatch`, false)
+	f.Vulkan.RowUS = extreme(dir, run, "-vkrow.txt", `(\d+(?:\.\d+)?) us a dispatch`, false)
+	f.Vulkan.CopyGBps = extreme(dir, run, "-vkcopy.txt", `(\d+(?:\.\d+)?) GB/s`, true)
 	return f, nil
 }
 

@@ -82,7 +82,7 @@ func TestQuantSection(t *testing.T) {
 	}, NotEligible: []skipped{{Op: "quant_q8k f32 m=1 n=1 k=1000", Reason: "not eligible: Q8_K quantizes whole 256-element superblocks"}}}
 	dir := t.TempDir()
 	var out strings.Builder
-	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000, 0, 0, false); err != nil {
+	if err := quantSection(&out, dir, "run", "Quantizers", q, 4000, pathFloors{}, false); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -171,15 +171,24 @@ func TestQuantRunFloors(t *testing.T) {
 	write("r-copy.txt", "copy 4261 GB/s (4 GiB f32, read + write, median of 10)\n")
 	write("r-empty.txt", "empty kernel grid 1 x 64 lanes, graph of 64: 0.546 us per launch (median of 20)\nempty kernel grid 1 x 256 lanes, graph of 64: 0.529 us per launch (median of 20)\n")
 	f, err := quantRunFloors(dir, "r")
-	if err != nil || f != (runFloors{CopyGBps: 4261, CUDAFloorUS: 0.529}) {
+	if err != nil || f != (runFloors{CopyGBps: 4261, CUDA: pathFloors{EmptyUS: 0.529}}) {
 		t.Fatalf("quantRunFloors = %+v, %v; want copy 4261, CUDA floor 0.529, no Vulkan figures", f, err)
 	}
+	// bench/empty-launch.cu's one-row move line.
+	write("r-empty.txt", "empty kernel grid 1 x 64 lanes, graph of 64: 0.546 us per launch (median of 20)\n"+
+		"one-row move (K 4096 f32 in, 128 Q8_1 blocks out) grid 2 x 64 lanes, graph of 64: 1.204 us a launch (median of 20)\n")
 	// cmd/vktime's lines: the least empty dispatch, the best copy.
 	write("r-vkempty.txt", "bench/vk/empty.spv groups [1 1 1]: 2.913 us a dispatch (median of 10 passes of 512 dispatches over 1 buffer copies; NVIDIA H200)\n"+
 		"bench/vk/empty.spv groups [8192 1 1]: 3.500 us a dispatch (median of 10 passes of 64 dispatches over 1 buffer copies; NVIDIA H200)\n")
 	write("r-vkcopy.txt", "## vktime -spv bench/vk/copy.spv\nbench/vk/copy.spv groups [4096 1 1]: 9.1 us a dispatch (...), 3687 GB/s\nbench/vk/copy.spv groups [65536 1 1]: 131.0 us a dispatch (...), 4098 GB/s\n")
 	f, err = quantRunFloors(dir, "r")
-	if err != nil || f != (runFloors{CopyGBps: 4261, CUDAFloorUS: 0.529, VulkanFloorUS: 2.913, VulkanCopyGBps: 4098}) {
+	if err != nil || f != (runFloors{CopyGBps: 4261, CUDA: pathFloors{EmptyUS: 0.546, RowUS: 1.204}, Vulkan: pathFloors{EmptyUS: 2.913, CopyGBps: 4098}}) {
+		t.Fatalf("quantRunFloors = %+v, %v", f, err)
+	}
+	// vktime's one-row move (the copy shader on one row's bytes).
+	write("r-vkrow.txt", "bench/vk/copy.spv groups [4 1 1]: 3.702 us a dispatch (median of 10 passes of 512 dispatches over 512 buffer copies; NVIDIA H200)\n")
+	f, err = quantRunFloors(dir, "r")
+	if err != nil || f.Vulkan.RowUS != 3.702 {
 		t.Fatalf("quantRunFloors = %+v, %v", f, err)
 	}
 }
