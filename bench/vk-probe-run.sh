@@ -46,6 +46,8 @@ for dt in f16 f32; do
       Q quant_q8_1_${dt}_thread -spec 0=$wg,1=0,2=1,3=$fixed -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
       # the lane tile with s after qs (bench/vk/lane-reorder.py)
       [ $fixed = 1 ] && V -spv bench/vk/exp/quant_q8_1_${dt}_thread.spv -spec 0=$wg,1=0,2=1,3=1 -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
+      # and with f16 decoded by unpackHalf2x16 (a bound, not exact: see lane-reorder.py)
+      [ $fixed = 1 ] && [ $dt = f16 ] && V -spv bench/vk/exp/quant_q8_1_f16_thread_hwcvt.spv -spec 0=$wg,1=0,2=1,3=1 -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
     done; done
     # multi (subgroup blob, 4 waves of 32: 128 lanes, 64 blocks a workgroup)
     Q quant_q8_1_${dt}_subgroup -spec 0=128,1=4,2=1,3=0 -push 4096,$k,$nb,64 -buf $xb:$dt,$yb -groups $((blocks / 64)) -bytes $((xb + yb))
