@@ -29,6 +29,34 @@ extern "C" __global__ void kg_row_move(const unsigned char* x, unsigned* y, int,
   for (int i = 0; i < 9; i++) y[(size_t)b * 9 + i] = w[i % 8] + i;
 }
 
+// The median of 20 replays (after 3 warm-ups) of a graph of `copies`
+// launches captured from launch(i), per launch, in us.
+template <class F>
+float time_graph(cudaStream_t s, int copies, F launch) {
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+  for (int i = 0; i < copies; i++) launch(i);
+  cudaStreamEndCapture(s, &g);
+  cudaGraphInstantiate(&ge, g, 0);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  for (int i = 0; i < 3; i++) cudaGraphLaunch(ge, s);
+  std::vector<float> t;
+  for (int r = 0; r < 20; r++) {
+    cudaEventRecord(a, s);
+    cudaGraphLaunch(ge, s);
+    cudaEventRecord(b, s);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms * 1000.f / copies);
+  }
+  std::sort(t.begin(), t.end());
+  return t[10];
+}
+
 int main() {
   const int copies = 64;
   const int shapes[][2] = {{1, 64}, {8, 32}, {8, 256}, {1, 256}};
@@ -39,28 +67,8 @@ int main() {
   cudaStream_t s;
   cudaStreamCreate(&s);
   for (auto& sh : shapes) {
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-    for (int i = 0; i < copies; i++) kg_empty<<<sh[0], sh[1], 0, s>>>(x, y, 1, 4096, sh[0]);
-    cudaStreamEndCapture(s, &g);
-    cudaGraphInstantiate(&ge, g, 0);
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    for (int i = 0; i < 3; i++) cudaGraphLaunch(ge, s);
-    std::vector<float> t;
-    for (int r = 0; r < 20; r++) {
-      cudaEventRecord(a, s);
-      cudaGraphLaunch(ge, s);
-      cudaEventRecord(b, s);
-      cudaEventSynchronize(b);
-      float ms;
-      cudaEventElapsedTime(&ms, a, b);
-      t.push_back(ms * 1000.f / copies);
-    }
-    std::sort(t.begin(), t.end());
-    printf("empty kernel grid %d x %d lanes, graph of %d: %.3f us per launch (median of 20)\n", sh[0], sh[1], copies, t[10]);
+    const float us = time_graph(s, copies, [&](int) { kg_empty<<<sh[0], sh[1], 0, s>>>(x, y, 1, 4096, sh[0]); });
+    printf("empty kernel grid %d x %d lanes, graph of %d: %.3f us per launch (median of 20)\n", sh[0], sh[1], copies, us);
   }
   // One row of K = 4096 f32: 128 blocks, 2 x 64 lanes, 64 copies.
   {
@@ -70,28 +78,10 @@ int main() {
     cudaMalloc(&xs, copies * xb);
     cudaMalloc(&ys, copies * yb);
     cudaMemset(xs, 0, copies * xb);
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
-    for (int i = 0; i < copies; i++) kg_row_move<<<2, 64, 0, s>>>(xs + i * xb, (unsigned*)((unsigned char*)ys + i * yb), 1, 4096, 2);
-    cudaStreamEndCapture(s, &g);
-    cudaGraphInstantiate(&ge, g, 0);
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    for (int i = 0; i < 3; i++) cudaGraphLaunch(ge, s);
-    std::vector<float> t;
-    for (int r = 0; r < 20; r++) {
-      cudaEventRecord(a, s);
-      cudaGraphLaunch(ge, s);
-      cudaEventRecord(b, s);
-      cudaEventSynchronize(b);
-      float ms;
-      cudaEventElapsedTime(&ms, a, b);
-      t.push_back(ms * 1000.f / copies);
-    }
-    std::sort(t.begin(), t.end());
-    printf("one-row move (K 4096 f32 in, 128 Q8_1 blocks out) grid 2 x 64 lanes, graph of %d: %.3f us a launch (median of 20)\n", copies, t[10]);
+    const float us = time_graph(s, copies, [&](int i) {
+      kg_row_move<<<2, 64, 0, s>>>(xs + i * xb, (unsigned*)((unsigned char*)ys + i * yb), 1, 4096, 2);
+    });
+    printf("one-row move (K 4096 f32 in, 128 Q8_1 blocks out) grid 2 x 64 lanes, graph of %d: %.3f us a launch (median of 20)\n", copies, us);
   }
   return cudaGetLastError() != cudaSuccess;
 }
