@@ -13,6 +13,8 @@
 # array copies gone), to see whether NVIDIA's compiler needs that done; the
 # Q8_1 lane tile also with its s butterfly after the bytes
 # (bench/vk/lane-reorder.py: fewer values live at once).
+# Then MMVQ Q4_K/Q6_K at 3, 5, 6, 7 tokens with the new t3..t7 tiles and
+# with the t8 ones (bench/vk-probe-t5.yaml, ggml-style timing).
 # Last, gen bench of the Vulkan GEMV (bf16) and MMVQ (q4_k) tiles on
 # bench/vk-probe-shapes.yaml, whose JSON keeps every candidate's pipeline
 # statistics. DEADLINE (default 540) bounds the wall; what does not fit is
@@ -60,6 +62,12 @@ done
 grep -E "^## |us a dispatch|Register|register|Size|size|Local|Spill|spill" "$r/vk.txt" | head -c 20000 > "$r/vk-short.txt"
 printf 'rows: [4096]\nk: [4096]\n' > /tmp/q.yaml
 fits 30 gen bench quant_q8_1 && timeout 120 ${GEN:-bin/gen} bench --backend vulkan --family quant_q8_1 --dtypes f16,f32 --reps 10 --quant-shapes /tmp/q.yaml --out "$r/bench-q81.json" > "$r/bench-q81.txt" 2>&1; echo "bench exit $?" >> "$r/bench-q81.txt"
+# MMVQ at 3, 5, 6, 7 tokens (ggml-style timing, as run 02vk3): the t3..t7
+# tiles the heuristic now picks, then the t8 tiles that served them before.
+for force in "" mmvq:tokens=8; do
+  fits 40 mmvq t5 $force && KGEN_FORCE=$force timeout 90 ${GEN:-bin/gen} bench --backend vulkan --family mmvq --dtypes q4_k,q6_k --shapes bench/vk-probe-t5.yaml \
+    --timing ggml --reps 5 --rounds 1 --out "$r/bench-mmvq-t5${force:+-t8}.json" > "$r/bench-mmvq-t5${force:+-t8}.txt" 2>&1
+done
 # The GEMV (bf16) and MMVQ (q4_k) tiles on the Vulkan path with every
 # candidate's pipeline statistics (gen bench's pipeline_stats), one round.
 for fam in gemv:bf16 mmvq:q4_k; do
