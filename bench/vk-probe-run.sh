@@ -12,7 +12,8 @@
 # `spirv-opt -O` (bench/vk/opt/: loops unrolled, glslang's "indexable"
 # array copies gone), to see whether NVIDIA's compiler needs that done; the
 # Q8_1 lane tile also with its s butterfly after the bytes
-# (bench/vk/lane-reorder.py: fewer values live at once).
+# (bench/vk/lane-reorder.py: fewer values live at once), that with no
+# shared-memory staging, and with f16 decoded by unpackHalf2x16.
 # Then MMVQ Q4_K/Q6_K at 3, 5, 6, 7 tokens with the new t3..t7 tiles and
 # with the t8 ones (bench/vk-probe-t5.yaml, ggml-style timing).
 # Last, gen bench of the Vulkan GEMV (bf16) and MMVQ (q4_k) tiles on
@@ -48,6 +49,8 @@ for dt in f16 f32; do
       Q quant_q8_1_${dt}_thread -spec 0=$wg,1=0,2=1,3=$fixed -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
       # the lane tile with s after qs (bench/vk/lane-reorder.py)
       [ $fixed = 1 ] && V -spv bench/vk/exp/quant_q8_1_${dt}_thread.spv -spec 0=$wg,1=0,2=1,3=1 -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
+      # and with no workgroup staged through shared memory
+      [ $fixed = 1 ] && V -spv bench/vk/exp/quant_q8_1_${dt}_thread_nostage.spv -spec 0=$wg,1=0,2=1,3=1 -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
       # and with f16 decoded by unpackHalf2x16 (a bound, not exact: see lane-reorder.py)
       [ $fixed = 1 ] && [ $dt = f16 ] && V -spv bench/vk/exp/quant_q8_1_f16_thread_hwcvt.spv -spec 0=$wg,1=0,2=1,3=1 -push 4096,$k,$nb,$wg -buf $xb:$dt,$yb -groups $((blocks / wg)) -bytes $((xb + yb))
     done; done
