@@ -17760,70 +17760,76 @@ var Archs = []table.Arch{
 		Doc:          "NVIDIA Hopper (H100/H200) via nvcc",
 		Model: []table.Const{{
 			Name:  "acc_ps",
-			Value: int64(29669),
+			Value: int64(29746),
 		}, {
 			Name:  "bytes_per_us",
-			Value: int64(6877114),
+			Value: int64(5293450),
 		}, {
 			Name:  "fma_fs",
-			Value: int64(3989),
+			Value: int64(3629),
 		}, {
 			Name:  "iter_ps",
-			Value: int64(1470),
+			Value: int64(1767),
 		}, {
 			Name:  "launch_ns",
-			Value: int64(2098),
+			Value: int64(2102),
 		}, {
 			Name:  "mem_ps",
-			Value: int64(96865),
+			Value: int64(81528),
 		}, {
 			Name:  "mlp_lanes",
-			Value: int64(33),
+			Value: int64(32),
 		}, {
 			Name:  "mma_bytes_per_us",
 			Value: int64(5414333),
 		}, {
 			Name:  "mma_fs",
-			Value: int64(14425),
+			Value: int64(14350),
 		}, {
 			Name:  "mma_iter_ns",
-			Value: int64(11),
+			Value: int64(0),
 		}, {
 			Name:  "mma_mlp",
-			Value: int64(101),
+			Value: int64(92),
 		}, {
 			Name:  "mma_red_fs",
-			Value: int64(924453),
+			Value: int64(922977),
 		}, {
 			Name:  "mma_regs",
 			Value: int64(92),
 		}, {
 			Name:  "mma_wg_ns",
-			Value: int64(1114),
+			Value: int64(1113),
 		}, {
 			Name:  "red_fs",
-			Value: int64(84592),
+			Value: int64(70663),
 		}, {
 			Name:  "reg_base",
-			Value: int64(45),
+			Value: int64(49),
 		}, {
 			Name:  "reg_file",
 			Value: int64(78850),
 		}, {
 			Name:  "sm_bytes_per_us",
-			Value: int64(60000),
+			Value: int64(60099),
 		}, {
 			Name:  "split_ps",
-			Value: int64(37),
+			Value: int64(29),
 		}, {
 			Name:  "tail_ps",
-			Value: int64(42145),
+			Value: int64(27258),
 		}, {
 			Name:  "wave_q",
 			Value: int64(166),
 		}, {
+			Name:  "wg_ps",
+			Value: int64(385446),
+		}, {
+			Name:  "wred_ps",
+			Value: int64(15074),
+		}, {
 			Name:  "xld_fs",
-			Value: int64(7551),
+			Value: int64(7583),
 		}},
 		Name: "sm90",
 		Prefer: []table.FamilyRules{{
@@ -17853,7 +17859,7 @@ var Archs = []table.Arch{
 				Expr: "(bytes(dtype) == 1) * ((layout == \"mma\") * (wg != 256 + 256 * (n <= 4096 || n * k < 8388608) - 128 * (bytes(dtype) == 1 && n >= 9000 && n * k >= 8388608)) + (layout != \"mma\") * (wg != 128 - 64 * (k <= 1024 || bytes(dtype) == 1 && m == 1 && n * k >= 8388608) + 128 * (bytes(dtype) == 1 && m <= 2 && k > 1024 && n * k < 8388608)))",
 				Why:  "fp8 weights: H200: mma 256 lanes (512 up to 4096 rows or under 8M weights, 128 for fp8 on 9000+ rows); CUDA cores 128 (64 if K <= 1024 or fp8 at m=1 on 8M+ weights, 256 for fp8 at m<=2 under 8M)",
 			}, {
-				Expr: "(bytes(dtype) != 1) * (launch_ns + (layout == \"mma\") * max(cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * (cdiv(k, max(wg, 32) * pack / 4 * splits) * mma_iter_ns + mma_wg_ns), max(n * k * bytes(dtype) * 1000 / mma_bytes_per_us * (min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) + mma_mlp) / min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) * (1000000 + wave_q * ((cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * 1000 / (cdiv(n, 16) * splits)) - 1000)) / 1000000 + (n * cdiv(k, max(wg, 32) * pack / 4 * splits) * max(wg, 32) * pack / 4 * splits * mma_fs + (cdiv(n, 16) * splits) * max(wg, 32) * mma_red_fs) / (compute_units * 1000000), n * k * bytes(dtype) * 1000 / (min(cdiv(n, 16) * splits, compute_units) * sm_bytes_per_us))) + (layout == \"mma\") * cdiv(k, max(wg, 32) * pack / 4 * splits) * mem_ps / 1000 + (layout != \"mma\") * max(cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ps + acc_ps) / 1000, max(n * k * bytes(dtype) * 1000 / bytes_per_us * (min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) + tokens * mlp_lanes) / min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) * (1000000 + wave_q * ((cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * 1000 / (cdiv(n, rows) * splits)) - 1000)) / 1000000 + (n * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (wg + (wg == 0) * wave) * pack * splits * tokens * (fma_fs + xld_fs / (rows - (layout == \"subgroup\") * (rows - 1))) + (cdiv(n, rows) * splits) * (wg + (wg == 0) * rows * wave) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * red_fs) / (compute_units * 1000000), n * k * bytes(dtype) * 1000 / (min(cdiv(n, rows) * splits, compute_units) * sm_bytes_per_us))) + (splits > 1) * splits * m * n * split_ps / 1000 + (layout != \"mma\") * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (mem_ps + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * tail_ps) / 1000)",
+				Expr: "(bytes(dtype) != 1) * (launch_ns + (layout == \"mma\") * max(cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * (cdiv(k, max(wg, 32) * pack / 4 * splits) * mma_iter_ns + mma_wg_ns), max(n * k * bytes(dtype) * 1000 / mma_bytes_per_us * (min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) + mma_mlp) / min(max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * max(wg, 32), cdiv((cdiv(n, 16) * splits), compute_units) * max(wg, 32)) * (1000000 + wave_q * ((cdiv((cdiv(n, 16) * splits), compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs))))) * compute_units * max(1, min(32, min(2048 / max(wg, 32), reg_file / (max(wg, 32) * mma_regs)))) * 1000 / (cdiv(n, 16) * splits)) - 1000)) / 1000000 + (n * cdiv(k, max(wg, 32) * pack / 4 * splits) * max(wg, 32) * pack / 4 * splits * mma_fs + (cdiv(n, 16) * splits) * max(wg, 32) * mma_red_fs) / (compute_units * 1000000), n * k * bytes(dtype) * 1000 / (min(cdiv(n, 16) * splits, compute_units) * sm_bytes_per_us))) + (layout == \"mma\") * cdiv(k, max(wg, 32) * pack / 4 * splits) * mem_ps / 1000 + (layout != \"mma\") * max(cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * ((rows - (layout == \"subgroup\") * (rows - 1)) * tokens * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ps + acc_ps) + wg_ps + wg / wave * wred_ps) / 1000, max(n * k * bytes(dtype) * 1000 / bytes_per_us * (min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) + tokens * mlp_lanes) / min(max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * (wg + (wg == 0) * rows * wave), cdiv((cdiv(n, rows) * splits), compute_units) * (wg + (wg == 0) * rows * wave)) * (1000000 + wave_q * ((cdiv((cdiv(n, rows) * splits), compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2)))))) * compute_units * max(1, min(32, min(2048 / (wg + (wg == 0) * rows * wave), reg_file / ((wg + (wg == 0) * rows * wave) * (reg_base + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens + pack * tokens / 2))))) * 1000 / (cdiv(n, rows) * splits)) - 1000)) / 1000000 + (n * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (wg + (wg == 0) * wave) * pack * splits * tokens * (fma_fs + xld_fs / (rows - (layout == \"subgroup\") * (rows - 1))) + (cdiv(n, rows) * splits) * (wg + (wg == 0) * rows * wave) * (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * red_fs) / (compute_units * 1000000), n * k * bytes(dtype) * 1000 / (min(cdiv(n, rows) * splits, compute_units) * sm_bytes_per_us))) + (splits > 1) * splits * m * n * split_ps / 1000 + (layout != \"mma\") * cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * (mem_ps + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * tail_ps) / 1000)",
 				Why:  "H200, 16-bit weights: the model's predicted time in ns (model: above; fp8 keeps the keys above)",
 			}, {
 				Expr: "tile == \"mmp128\" || tile == \"mmp256\" || tile == \"mmp512\"",
