@@ -18,8 +18,9 @@
 # with the t8 ones (bench/vk-probe-t5.yaml, ggml-style timing).
 # Last, gen bench of the Vulkan GEMV (bf16) and MMVQ (q4_k) tiles on
 # bench/vk-probe-shapes.yaml, whose JSON keeps every candidate's pipeline
-# statistics. DEADLINE (default 540) bounds the wall; what does not fit is
-# listed in skipped.txt.
+# statistics (read them with `go run ./cmd/benchreport -stats FILE.json`).
+# DEADLINE (default 540) bounds the wall; what does not fit is listed in
+# skipped.txt.
 # Needs bin/gen, bin/vktime (CGO_ENABLED=0 go build), .gl/ (the Vulkan
 # loader) and the SPIR-V from `bash bench/vk-probe-prep.sh` (carry bench/vk).
 set -u

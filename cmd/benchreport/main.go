@@ -107,7 +107,17 @@ func main() {
 	detail := flag.Bool("v", false, "-eval: list every held-out case the model picks more than 10% slow")
 	quantRun := flag.String("quant-run", "", "take the quantizer sections from this run's -quant-cuda.json and -quant-vulkan.json, with its -copy.txt and -empty.txt (a device call of their own)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file (e.g. of -eval or -fit)")
+	stats := flag.Bool("stats", false, "list each case's timed variants, fastest first, with the driver's pipeline statistics (gen bench JSON files with pipeline_stats, given as arguments)")
 	flag.Parse()
+	if *stats {
+		if flag.NArg() == 0 {
+			log.Fatal("-stats: give gen bench JSON files")
+		}
+		if err := statsReport(os.Stdout, flag.Args()); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {

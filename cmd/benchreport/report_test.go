@@ -192,3 +192,31 @@ func TestQuantRunFloors(t *testing.T) {
 		t.Fatalf("quantRunFloors = %+v, %v", f, err)
 	}
 }
+
+// TestStatsReport: each case's variants fastest first, each with its
+// statistics; a file without pipeline_stats is an error that says why.
+func TestStatsReport(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "b.json")
+	os.WriteFile(p, []byte(`{"device": "NVIDIA H200", "pipeline_stats": {"a": {"Register Count": 40}, "b": {"Register Count": 96, "Binary Size": 9000}},
+ "results": [{"Model": "m", "Layer": "l", "N": 8, "K": 256, "M": 5, "times": {"a": 20.5, "b": 10.25}},
+             {"family": "quant_q8_1", "rows": 4096, "k": 4096, "dtype": "f16", "times": {"a": 1, "c": 2}}]}`), 0o644)
+	var out strings.Builder
+	if err := statsReport(&out, []string{p}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"  m/l m=5 n=8 k=256\n    b                                      10.25 us  Binary_Size=9000 Register_Count=96\n    a                                      20.50 us  Register_Count=40\n",
+		"  rows=4096 k=4096 f16\n",
+		"    c                                       2.00 us  (no statistics)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	os.WriteFile(p, []byte(`{"device": "x", "results": []}`), 0o644)
+	if err := statsReport(&out, []string{p}); err == nil || !strings.Contains(err.Error(), "no pipeline_stats") {
+		t.Errorf("no stats: %v", err)
+	}
+}
