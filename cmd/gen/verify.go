@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,7 @@ func newVerifyCmd() *cobra.Command {
 	var seed uint64
 	var device int
 	var modules []string
+	var statsPath string
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Run every variant on the local device against the CPU reference",
@@ -45,11 +48,17 @@ source split into parts compiled separately, and one file per family), each
 kernel is looked up across all of them (a kernel in two modules is an
 error). Without --family and --variant, every family with a kernel in the
 modules is verified, all of its variants (a kernel missing from every
-module fails).`,
+module fails).
+
+--stats FILE (Vulkan) also writes, as JSON by backend/arch/name, what the
+driver compiled each verified program into (VK_KHR_pipeline_executable_properties:
+NVIDIA's register count and binary size among others); a device whose
+driver reports nothing (lavapipe 22.3) is exit 2 before anything runs.`,
 		Example: `  VK_DRIVER_FILES=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json gen verify
   gen verify --family gemv --variant gemv_bf16_p8_r1_t1_wg256
   gen verify --family quant_q8k
   gen verify --seed 42    # reproduce a run
+  gen verify --family mmvq --arch nvidia --stats mmvq-registers.json
   nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q8k.cubin generated/hip/quant_q8k_sm90.hip
   nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o q81.cubin generated/hip/quant_q8_1_sm90.hip
   gen verify --backend cuda --arch sm90 --module gemv_part1.cubin,gemv_part2.cubin --module q8k.cubin,q81.cubin`,
@@ -73,7 +82,24 @@ module fails).`,
 				return err
 			}
 			defer r.Close()
-			return report(cmd, r, generated.Variants, f, seed)
+			if statsPath != "" {
+				if err := d.CaptureStatistics(true); err != nil {
+					return &exitError{2, fmt.Errorf("--stats: %w", err)}
+				}
+				r.Stats = map[string]map[string]float64{}
+			}
+			err = report(cmd, r, generated.Variants, f, seed)
+			if statsPath != "" && len(r.Stats) > 0 {
+				b, jerr := json.MarshalIndent(r.Stats, "", " ")
+				if jerr == nil {
+					jerr = os.WriteFile(statsPath, b, 0o644)
+				}
+				if jerr != nil {
+					return jerr
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "verify: the driver's statistics of %d programs in %s\n", len(r.Stats), statsPath)
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&f.Backend, "backend", "vulkan", "backend to verify on")
@@ -82,6 +108,7 @@ module fails).`,
 	cmd.Flags().StringVar(&f.Arch, "arch", "", "only table rows of this device class")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "random seed (default: from the clock; printed)")
 	cmd.Flags().IntVar(&device, "device", 0, "device index")
+	cmd.Flags().StringVar(&statsPath, "stats", "", "vulkan: also write the driver's pipeline statistics of every verified program (JSON) to this file")
 	cmd.Flags().StringSliceVar(&modules, "module", nil, "cuda/hip: compiled modules (cubin, PTX or code object) of generated/hip/<family>_<arch>.hip files or parts of them; repeatable, comma-separated")
 	return cmd
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +43,43 @@ func TestVerifyNothingIsFailure(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "skipped ") {
 		t.Fatalf("the skips are not reported:\n%s", out.String())
+	}
+}
+
+// TestVerifyStats: --stats on a device whose driver reports no pipeline
+// statistics (lavapipe 22.3) is exit 2 naming the extension, before any
+// variant runs; on one that reports them the file holds every verified
+// program's statistics.
+func TestVerifyStats(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stats.json")
+	cmd := newVerifyCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"--family", "quant_q8_1", "--variant", "quant_q8_1_f32_sg", "--arch", "llvmpipe", "--stats", path})
+	err := cmd.Execute()
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code != 2 || !strings.Contains(err.Error(), "VK_KHR_pipeline_executable_properties") {
+			t.Fatalf("--stats: %v (exit %d), want exit 2 naming the extension\n%s", err, ee.code, out.String())
+		}
+		if strings.Contains(out.String(), "shape runs") {
+			t.Fatalf("variants ran before the refusal:\n%s", out.String())
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Fatal("a stats file was written")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("--stats: %v\n%s", err, out.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]map[string]float64
+	if err := json.Unmarshal(b, &st); err != nil || len(st) != 1 {
+		t.Fatalf("stats file %s: %v", b, err)
 	}
 }

@@ -9,10 +9,14 @@ import (
 
 // VulkanRunner runs SPIR-V variants on a Vulkan device.
 type VulkanRunner struct {
-	Dev  *vulkan.Device
-	dev  kruntime.Device
-	pipe map[string]*vulkan.Pipeline
-	bufs map[string]*vulkan.Buffer
+	Dev *vulkan.Device
+	// Stats, when not nil, collects the driver's statistics of every
+	// pipeline built (registers, code size) by the variant's backend/arch/
+	// name; the device must capture them (Device.CaptureStatistics).
+	Stats map[string]map[string]float64
+	dev   kruntime.Device
+	pipe  map[string]*vulkan.Pipeline
+	bufs  map[string]*vulkan.Buffer
 }
 
 // NewVulkanRunner wraps an open device.
@@ -77,6 +81,17 @@ func (r *VulkanRunner) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
 		return nil, err
 	}
 	r.pipe[key] = p
+	if r.Stats != nil {
+		st, err := p.Statistics()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.Key(), err)
+		}
+		m := map[string]float64{}
+		for _, s := range st {
+			m[s.Name] = s.Value
+		}
+		r.Stats[v.Key()] = m
+	}
 	return p, nil
 }
 
