@@ -66,10 +66,6 @@ done
 grep -E "^## |us a dispatch|Register|register|Size|size|Local|Spill|spill" "$r/vk.txt" | head -c 20000 > "$r/vk-short.txt"
 printf 'rows: [4096]\nk: [4096]\n' > /tmp/q.yaml
 fits 30 gen bench quant_q8_1 && timeout 120 ${GEN:-bin/gen} bench --backend vulkan --family quant_q8_1 --dtypes f16,f32 --reps 10 --quant-shapes /tmp/q.yaml --out "$r/bench-q81.json" > "$r/bench-q81.txt" 2>&1; echo "bench exit $?" >> "$r/bench-q81.txt"
-# The driver's statistics of every nvidia-class program of the three
-# families the probe looks at (gen verify --stats; verification included).
-fits 60 verify stats && timeout 150 ${GEN:-bin/gen} verify --arch nvidia --family quant_q8_1 --stats "$r/stats-quant_q8_1.json" > "$r/verify-q81.txt" 2>&1
-fits 60 verify stats && timeout 150 ${GEN:-bin/gen} verify --arch nvidia --family quant_q8k --stats "$r/stats-quant_q8k.json" > "$r/verify-q8k.txt" 2>&1
 # MMVQ at 3, 5, 6, 7 tokens (ggml-style timing, as run 02vk3): the t3..t7
 # tiles the heuristic now picks, then the t8 tiles that served them before.
 for force in "" mmvq:tokens=8; do
