@@ -18,15 +18,14 @@ import (
 type Prog struct {
 	src  string
 	root pnode
-	// fast is root over int64s only: it gives up (false) at anything else
-	// (a string, a function call, an error), and Eval then runs root, so
-	// the result is root's either way.
-	fast ifn
-	// line, when set, is fast as straight-line code with common
-	// subexpressions computed once (the model keys repeat their occupancy
-	// terms): only for trees with no && or || left (straight-line code
-	// evaluates every operand, which without short-circuits the tree
-	// does too, so "some step failed" is exactly "the tree fails").
+	// line, when set, is root over int64s as straight-line code with
+	// common subexpressions computed once (the model keys repeat their
+	// occupancy terms). It evaluates every operand, && and || included:
+	// where nothing fails that is root's value (the operators have no side
+	// effects); where a step fails (a division by zero a short-circuit
+	// would have skipped, or one root fails too), Eval runs root instead,
+	// so the result is root's either way. Unset for trees it cannot hold
+	// (a string, a function call, an error constant, over maxLine steps).
 	line []instr
 	out  int32 // line's result register
 }
@@ -44,7 +43,7 @@ func (e *Expr) Specialize(env Env, free []string) *Prog {
 		idx[f] = i
 	}
 	root := e.spec(e.root, env, idx)
-	p := &Prog{src: e.Src, root: root, fast: fastOf(root)}
+	p := &Prog{src: e.Src, root: root}
 	var b lineBuilder
 	if out, ok := b.add(root); ok && len(b.code) <= maxLine {
 		p.line, p.out = b.code, out
@@ -59,8 +58,6 @@ func (p *Prog) Eval(vals []int64) (Value, error) {
 		if v, ok := runLine(p.line, p.out, vals); ok {
 			return Int(v), nil
 		}
-	} else if v, ok := p.fast(vals); ok {
-		return Int(v), nil
 	}
 	v, err := p.root.eval(vals)
 	if err != nil {
@@ -255,186 +252,6 @@ func binary(op token.Token, x, y Value) (Value, error) {
 	return Value{}, fmt.Errorf("cannot evaluate %T", &ast.BinaryExpr{})
 }
 
-// ifn evaluates a specialized subtree over integers; false means "not an
-// integer without an error here": the caller re-evaluates with pnode.eval.
-type ifn func(vals []int64) (int64, bool)
-
-func giveUp([]int64) (int64, bool) { return 0, false }
-
-// fastOf compiles a specialized tree to integer closures with the same
-// arithmetic as eval and binary (wrapping int64, Go's truncating / and %,
-// C's short-circuits, the builtins' definitions).
-func fastOf(n pnode) ifn {
-	switch n := n.(type) {
-	case *pconst:
-		if n.err != nil || n.v.IsStr {
-			return giveUp
-		}
-		v := n.v.Int
-		return func([]int64) (int64, bool) { return v, true }
-	case pfree:
-		i := int(n)
-		return func(vals []int64) (int64, bool) { return vals[i], true }
-	case *punary:
-		x := fastOf(n.x)
-		if n.op == token.NOT {
-			return func(vals []int64) (int64, bool) {
-				a, ok := x(vals)
-				return b2int(a == 0), ok
-			}
-		}
-		return func(vals []int64) (int64, bool) {
-			a, ok := x(vals)
-			return -a, ok
-		}
-	case *pbuiltin:
-		a, b := fastOf(n.a), fastOf(n.b)
-		switch n.name {
-		case "min":
-			return func(vals []int64) (int64, bool) {
-				x, ok := a(vals)
-				if !ok {
-					return 0, false
-				}
-				y, ok := b(vals)
-				return min(x, y), ok
-			}
-		case "max":
-			return func(vals []int64) (int64, bool) {
-				x, ok := a(vals)
-				if !ok {
-					return 0, false
-				}
-				y, ok := b(vals)
-				return max(x, y), ok
-			}
-		case "cdiv":
-			return func(vals []int64) (int64, bool) {
-				x, ok := a(vals)
-				if !ok {
-					return 0, false
-				}
-				y, ok := b(vals)
-				if !ok || y <= 0 {
-					return 0, false
-				}
-				if x <= 0 {
-					return x / y, true
-				}
-				return (x-1)/y + 1, true
-			}
-		}
-		return giveUp
-	case *pbinary:
-		return fastBinary(n.op, fastOf(n.x), fastOf(n.y))
-	}
-	return giveUp // calls: the environment's functions may return strings
-}
-
-func b2int(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func fastBinary(op token.Token, x, y ifn) ifn {
-	switch op {
-	case token.LAND:
-		return func(vals []int64) (int64, bool) {
-			a, ok := x(vals)
-			if !ok {
-				return 0, false
-			}
-			if a == 0 {
-				return 0, true
-			}
-			b, ok := y(vals)
-			return b2int(b != 0), ok
-		}
-	case token.LOR:
-		return func(vals []int64) (int64, bool) {
-			a, ok := x(vals)
-			if !ok {
-				return 0, false
-			}
-			if a != 0 {
-				return 1, true
-			}
-			b, ok := y(vals)
-			return b2int(b != 0), ok
-		}
-	}
-	var f func(a, b int64) (int64, bool)
-	switch op {
-	case token.ADD:
-		f = func(a, b int64) (int64, bool) { return a + b, true }
-	case token.SUB:
-		f = func(a, b int64) (int64, bool) { return a - b, true }
-	case token.MUL:
-		f = func(a, b int64) (int64, bool) { return a * b, true }
-	case token.QUO:
-		f = func(a, b int64) (int64, bool) {
-			if b == 0 {
-				return 0, false
-			}
-			return a / b, true
-		}
-	case token.REM:
-		f = func(a, b int64) (int64, bool) {
-			if b == 0 {
-				return 0, false
-			}
-			return a % b, true
-		}
-	case token.EQL:
-		f = func(a, b int64) (int64, bool) { return b2int(a == b), true }
-	case token.NEQ:
-		f = func(a, b int64) (int64, bool) { return b2int(a != b), true }
-	case token.LSS:
-		f = func(a, b int64) (int64, bool) { return b2int(a < b), true }
-	case token.LEQ:
-		f = func(a, b int64) (int64, bool) { return b2int(a <= b), true }
-	case token.GTR:
-		f = func(a, b int64) (int64, bool) { return b2int(a > b), true }
-	case token.GEQ:
-		f = func(a, b int64) (int64, bool) { return b2int(a >= b), true }
-	default:
-		return giveUp
-	}
-	switch op {
-	case token.ADD:
-		return func(vals []int64) (int64, bool) {
-			a, ok := x(vals)
-			if !ok {
-				return 0, false
-			}
-			b, ok := y(vals)
-			return a + b, ok
-		}
-	case token.MUL:
-		return func(vals []int64) (int64, bool) {
-			a, ok := x(vals)
-			if !ok {
-				return 0, false
-			}
-			b, ok := y(vals)
-			return a * b, ok
-		}
-	}
-	return func(vals []int64) (int64, bool) {
-		a, ok := x(vals)
-		if !ok {
-			return 0, false
-		}
-		b, ok := y(vals)
-		if !ok {
-			return 0, false
-		}
-		return f(a, b)
-	}
-}
-
 // maxLine bounds a straight-line program (its registers live on the stack).
 const maxLine = 1024
 
@@ -457,6 +274,8 @@ const (
 	opLeq
 	opGtr
 	opGeq
+	opLand
+	opLor
 )
 
 // instr is one step: its result is the register of its index; a and b
@@ -489,10 +308,11 @@ func (b *lineBuilder) emit(in instr) int32 {
 var lineOps = map[token.Token]uint8{
 	token.ADD: opAdd, token.SUB: opSub, token.MUL: opMul, token.QUO: opQuo, token.REM: opRem,
 	token.EQL: opEql, token.NEQ: opNeq, token.LSS: opLss, token.LEQ: opLeq, token.GTR: opGtr, token.GEQ: opGeq,
+	token.LAND: opLand, token.LOR: opLor,
 }
 
 // add emits n's steps; false when n has something straight-line code
-// cannot hold (a short-circuit, a call, a string or an error constant).
+// cannot hold (a call, a string or an error constant).
 func (b *lineBuilder) add(n pnode) (int32, bool) {
 	switch n := n.(type) {
 	case *pconst:
@@ -584,8 +404,19 @@ func runLine(code []instr, out int32, vals []int64) (int64, bool) {
 			v = b2int(r[in.a] > r[in.b])
 		case opGeq:
 			v = b2int(r[in.a] >= r[in.b])
+		case opLand:
+			v = b2int(r[in.a] != 0 && r[in.b] != 0)
+		case opLor:
+			v = b2int(r[in.a] != 0 || r[in.b] != 0)
 		}
 		r[i] = v
 	}
 	return r[out], true
+}
+
+func b2int(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
