@@ -22,13 +22,13 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kgen-dev/kgen/runtime/bench"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
@@ -39,7 +39,7 @@ func main() {
 // bufSpec is one binding: its size and how it is filled.
 type bufSpec struct {
 	bytes int
-	fill  string // zero, f32, f16, bf16 (random finite values in [-2, 2])
+	fill  string // zero, or f32, f16, bf16: gen bench's activation values (bench.ActValues)
 }
 
 func run(args []string) int {
@@ -48,7 +48,7 @@ func run(args []string) int {
 	entry := fs.String("entry", "main", "entry point")
 	spec := fs.String("spec", "", "specialization constants ID=VALUE,... (uint32)")
 	push := fs.String("push", "", "push constants, uint32 values in order: V,V,...")
-	bufs := fs.String("buf", "", "one binding each, in order: BYTES[:FILL],... FILL zero (default), f32, f16, bf16")
+	bufs := fs.String("buf", "", "one binding each, in order: BYTES[:FILL],... FILL zero (default), f32, f16, bf16 (gen bench's activations)")
 	groups := fs.String("groups", "1", "workgroups X[,Y[,Z]]")
 	rotate := fs.Int("rotate-mib", 512, "MiB a timed pass touches at least (every buffer rotated over copies, at most 512)")
 	reps := fs.Int("reps", 20, "timed passes (median)")
@@ -155,7 +155,7 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 	data := make([][]byte, len(bs))
 	for k, b := range bs {
 		if b.fill != "zero" {
-			data[k] = randomData(rng, b.fill, b.bytes)
+			data[k] = bench.ActValues(rng, b.fill, b.bytes)
 		}
 	}
 	sets := make([][]*vulkan.Buffer, copies)
@@ -203,46 +203,6 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 		}
 	}
 	return nil
-}
-
-// randomData is n bytes of random finite values of the given type in
-// [-2, 2] (the tail that does not fill a whole value is zero).
-func randomData(rng *rand.Rand, kind string, n int) []byte {
-	out := make([]byte, n)
-	for i := 0; ; {
-		v := float32(rng.Float64()*4 - 2)
-		switch kind {
-		case "f32":
-			if i+4 > n {
-				return out
-			}
-			binary.LittleEndian.PutUint32(out[i:], math.Float32bits(v))
-			i += 4
-		default:
-			if i+2 > n {
-				return out
-			}
-			var h uint16
-			if kind == "bf16" {
-				h = uint16(math.Float32bits(v) >> 16)
-			} else {
-				h = f16(v)
-			}
-			binary.LittleEndian.PutUint16(out[i:], h)
-			i += 2
-		}
-	}
-}
-
-// f16 converts |v| <= 2 to binary16 (truncated: any finite value will do).
-func f16(v float32) uint16 {
-	b := math.Float32bits(v)
-	sign := uint16(b>>16) & 0x8000
-	e := int((b>>23)&0xFF) - 127 + 15
-	if e <= 0 {
-		return sign // tiny: zero
-	}
-	return sign | uint16(e)<<10 | uint16((b>>13)&0x3FF)
 }
 
 func parseU32s(s string) ([]uint32, error) {

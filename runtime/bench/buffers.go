@@ -85,10 +85,10 @@ func fillOf(b kruntime.PlannedBuffer, dtype string) string {
 }
 
 // fillData is n bytes of what fill names: "act T" finite values of element
-// type T (actValues), else random bytes masked finite (randomBytes).
+// type T (ActValues), else random bytes masked finite (randomBytes).
 func fillData(rng *rand.Rand, fill string, n int) []byte {
 	if len(fill) > 4 && fill[:4] == "act " {
-		if b := actValues(rng, fill[4:], n); b != nil {
+		if b := ActValues(rng, fill[4:], n); b != nil {
 			return b
 		}
 	}
@@ -236,11 +236,11 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 	return buf[:n]
 }
 
-// actValues is n bytes of activations of element type typ (f32, f16,
+// ActValues is n bytes of activations of element type typ (f32, f16,
 // bf16): finite values of both signs, normal f32 over a spread of
 // magnitudes (2^-6..2^5 times a normal deviate) rounded to typ, never all
 // zero, a 4 MiB pattern repeated; nil for another type.
-func actValues(rng *rand.Rand, typ string, n int) []byte {
+func ActValues(rng *rand.Rand, typ string, n int) []byte {
 	var put func(b []byte, f float32)
 	size := 2
 	switch typ {

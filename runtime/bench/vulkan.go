@@ -171,13 +171,9 @@ func (t *VulkanTimer) Time(v *table.Variant, op kruntime.Op) (float64, error) {
 		return 0, err
 	}
 	if _, seen := t.Stats[v.Name]; t.Stats != nil && !seen {
-		st, err := pl.Statistics()
+		m, err := pl.StatisticsByName()
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", v.Name, err)
-		}
-		m := map[string]float64{}
-		for _, s := range st {
-			m[s.Name] = s.Value
 		}
 		t.Stats[v.Name] = m
 	}

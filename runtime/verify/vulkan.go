@@ -82,13 +82,9 @@ func (r *VulkanRunner) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
 	}
 	r.pipe[key] = p
 	if r.Stats != nil {
-		st, err := p.Statistics()
+		m, err := p.StatisticsByName()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", v.Key(), err)
-		}
-		m := map[string]float64{}
-		for _, s := range st {
-			m[s.Name] = s.Value
 		}
 		r.Stats[v.Key()] = m
 	}

@@ -107,6 +107,20 @@ func (p *Pipeline) Statistics() ([]Statistic, error) {
 	return out, nil
 }
 
+// StatisticsByName is Statistics as name -> value (a compute pipeline has
+// one executable, so the names do not repeat).
+func (p *Pipeline) StatisticsByName() (map[string]float64, error) {
+	st, err := p.Statistics()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]float64, len(st))
+	for _, s := range st {
+		m[s.Name] = s.Value
+	}
+	return m, nil
+}
+
 // statValue reads the C union VkPipelineExecutableStatisticValueKHR.
 func statValue(format uint32, v uint64) float64 {
 	switch format {

@@ -47,6 +47,9 @@ func TestStatistics(t *testing.T) {
 	if len(st) == 0 {
 		t.Fatal("no statistics reported")
 	}
+	if m, err := p.StatisticsByName(); err != nil || len(m) != len(st) {
+		t.Fatalf("StatisticsByName: %d names, %v; want %d", len(m), err, len(st))
+	}
 	for _, s := range st {
 		if s.Name == "" {
 			t.Fatalf("a statistic without a name: %+v", s)
