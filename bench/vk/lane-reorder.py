@@ -8,8 +8,8 @@ bench/vk/exp/quant_q8_1_<dt>_thread.comp.
 
 Also, for f16, bench/vk/exp/quant_q8_1_f16_thread_hwcvt.comp: the same with
 X decoded by unpackHalf2x16 instead of integer arithmetic. NOT exact where
-the driver flushes f16 subnormals (vktime's data, gen bench's activations, has few
-): it only bounds what a hardware decode could save.
+the driver flushes f16 subnormals (vktime's data, gen bench's activations,
+has few): it only bounds what a hardware decode could save.
 
 And bench/vk/exp/quant_q8_1_<dt>_thread_nostage.comp: the reordered lane
 tile with no workgroup staged through shared memory (each lane loads its
