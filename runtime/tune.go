@@ -196,6 +196,9 @@ type TuneResult struct {
 	// pick's included: what heuristic rules are evaluated against offline.
 	// It is not stored in the tuning cache.
 	Times map[string]float64
+	// Forced is the KGEN_FORCE value that narrowed the sweep ("" when none
+	// did); such a result is not cached.
+	Forced string
 }
 
 // DefaultTuneRounds is how many rounds Tune times the candidates in.
@@ -213,7 +216,10 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 // TuneRounds times the heuristic pick and every eligible candidate sharing
 // its pack and tokens (rows, tile and workgroup swept: the axes the
 // heuristic gets wrong most) for each op, and records the winner in the
-// cache. The list is timed rounds times (at least once), every other round
+// cache. KGEN_FORCE narrows the candidates as it narrows Select's (an A/B
+// run: gen bench with KGEN_FORCE=mmvq:tokens=8 times the t8 tiles); a
+// sweep so narrowed is never cached, since its winner is only the best of
+// what the override left (TuneResult.Forced says it was). The list is timed rounds times (at least once), every other round
 // in reverse order, and each variant keeps its fastest round's median: a
 // slow phase of the device (clocks, a fresh allocation) then costs no
 // candidate its place for having been timed during it.
@@ -222,7 +228,7 @@ func TuneRounds(t Timer, dev Device, ops []Op, cache *TuneCache, rounds int) ([]
 	var out []TuneResult
 	for _, op := range ops {
 		start := time.Now()
-		ch, err := SelectWith(dev, op, nil)
+		ch, err := SelectWith(dev, op, Force())
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", op, err)
 		}
@@ -259,12 +265,12 @@ func TuneRounds(t Timer, dev Device, ops []Op, cache *TuneCache, rounds int) ([]
 		}
 		e := &TuneEntry{Device: dev.Name, Driver: dev.Driver, Op: op.String(), Variant: best.Name, Arch: best.Arch, SHA256: best.Artifact.SHA256,
 			US: bus, Heuristic: h.Name, HeurUS: times[h.Name], Candidates: len(list)}
-		if cache != nil {
+		if cache != nil && ch.Forced == "" {
 			cache.mu.Lock()
 			cache.Entries[tuneKey(dev, op)] = e
 			cache.mu.Unlock()
 		}
-		out = append(out, TuneResult{Op: op, Entry: e, Timed: len(list), Rounds: rounds, Elapsed: time.Since(start), Heuristic: h, Times: times})
+		out = append(out, TuneResult{Op: op, Entry: e, Timed: len(list), Rounds: rounds, Elapsed: time.Since(start), Heuristic: h, Times: times, Forced: ch.Forced})
 	}
 	return out, nil
 }

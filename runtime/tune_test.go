@@ -161,3 +161,41 @@ func TestTuneCache(t *testing.T) {
 		t.Fatalf("corrupt cache: %d entries, note %q", len(c.Entries), note)
 	}
 }
+
+// TestTuneForced: KGEN_FORCE narrows the sweep as it narrows Select (the
+// A/B runs of gen bench), the result says so, and nothing is cached: the
+// winner of a narrowed sweep is not the op's fastest variant.
+func TestTuneForced(t *testing.T) {
+	dev, err := ArchDevice("nvidia")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := Op{Family: "mmvq", Dtype: "q6_k", M: 5, N: 4096, K: 14336}
+	free, err := TuneRounds(&fakeTimer{}, dev, []Op{op}, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := free[0].Heuristic.Param("tokens"); got != "5" || free[0].Forced != "" {
+		t.Fatalf("without KGEN_FORCE: heuristic tokens %s, forced %q; want 5, none", got, free[0].Forced)
+	}
+	t.Setenv(ForceEnv, "mmvq:tokens=8")
+	cache := &TuneCache{Version: tuneVersion, Entries: map[string]*TuneEntry{}}
+	res, err := TuneRounds(&fakeTimer{}, dev, []Op{op}, cache, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Forced != "mmvq:tokens=8" {
+		t.Fatalf("Forced %q, want the override", res[0].Forced)
+	}
+	if len(res[0].Times) < 2 {
+		t.Fatalf("%d variants timed: the narrowed sweep should still sweep rows and tiles", len(res[0].Times))
+	}
+	for name := range res[0].Times {
+		if v := variantNamed(name); v == nil || v.Param("tokens") != "8" {
+			t.Errorf("timed %s under KGEN_FORCE=mmvq:tokens=8", name)
+		}
+	}
+	if len(cache.Entries) != 0 {
+		t.Fatalf("a forced sweep was cached: %v", cache.SortedKeys())
+	}
+}

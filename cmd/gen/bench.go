@@ -70,7 +70,13 @@ JSON records "timing"; the default, rotate, is the timing described above.
 
 On Vulkan, where the driver reports what it compiled a pipeline into
 (VK_KHR_pipeline_executable_properties: NVIDIA's register count and binary
-size among others), the JSON keeps it per timed variant in pipeline_stats.`,
+size among others), the JSON keeps it per timed variant in pipeline_stats.
+
+KGEN_FORCE (as gen explain reads it) narrows the candidates of its family
+for an A/B run: KGEN_FORCE=mmvq:tokens=8 times the tokens-8 tiles where the
+heuristic would pick tokens-5 ones. Each record then says "forced", and the
+narrowed sweep's winner is not written to --tune-cache. A value naming no
+family or variant of the table is exit 2.`,
 		Example: `  nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin -o gemv_sm90.cubin generated/hip/gemv_sm90.hip
   gen bench --backend cuda --arch sm90 --module gemv_sm90.cubin --dtypes bf16 --out cuda.json
   gen bench --backend cuda --module gemv_part1.cubin,gemv_part2.cubin --module gemv_part3.cubin --out cuda.json
@@ -80,9 +86,13 @@ size among others), the JSON keeps it per timed variant in pipeline_stats.`,
   gen bench --family quant_q8k,quant_q8_1 --backend cuda --module q8k.cubin,q81.cubin --dtypes f32,bf16 --out quant-cuda.json
   gen bench --family quant_q8k,quant_q8_1 --backend vulkan --out quant-vulkan.json
   gen bench --family mmvq --dtypes q4_k --pair f32 --backend cuda --module mmvq.cubin,q81.cubin --out mmvq-pair.json
-  gen bench --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --pair f32 --backend vulkan --timing ggml --reps 5 --out mmvq-ggml-style.json`,
+  gen bench --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml --pair f32 --backend vulkan --timing ggml --reps 5 --out mmvq-ggml-style.json
+  KGEN_FORCE=mmvq:tokens=8 gen bench --family mmvq --dtypes q6_k --shapes bench/vk-probe-t5.yaml --backend vulkan --out t8.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := kruntime.ForceError(); err != nil {
+				return &exitError{2, err}
+			}
 			cases, err := loadCases(splitList(families), shapes, quantShapes, dtypes, cmd.Flags().Changed("dtypes"))
 			if err != nil {
 				return err

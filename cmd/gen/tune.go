@@ -33,6 +33,11 @@ gen bench); a case the family does not serve is reported and skipped.`,
   gen tune --family quant_q8k,quant_q8_1 --module q8k.cubin,q81.cubin --dtypes f32,bf16`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f := kruntime.Force(); f != nil {
+				// A sweep narrowed by the override is never cached, so tune
+				// would time everything and write nothing.
+				return &exitError{2, fmt.Errorf("%s=%s is set: tune records the fastest of every candidate, and a narrowed sweep is never cached; unset it (gen bench honours it for A/B runs)", kruntime.ForceEnv, f)}
+			}
 			cases, err := loadCases(splitList(families), shapes, quantShapes, dtypes, true)
 			if err != nil {
 				return err

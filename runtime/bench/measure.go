@@ -35,6 +35,9 @@ type Measurement struct {
 	// TimingGGML); 0 otherwise.
 	Dispatches  int
 	TuneSeconds float64
+	// Forced is the KGEN_FORCE value that narrowed the candidates ("":
+	// none did).
+	Forced string
 }
 
 // Measure times op on dev through runtime.Tune (the heuristic pick and the
@@ -56,7 +59,7 @@ func MeasureRounds(t kruntime.Timer, dev kruntime.Device, op kruntime.Op, cache 
 	}
 	tr := trs[0]
 	m := &Measurement{Op: op, Heuristic: tr.Entry.Heuristic, HeuristicUS: tr.Entry.HeurUS, Tuned: tr.Entry.Variant, TunedUS: tr.Entry.US,
-		Times: map[string]float64{}, Variants: map[string]*table.Variant{}}
+		Times: map[string]float64{}, Variants: map[string]*table.Variant{}, Forced: tr.Forced}
 	for k, v := range tr.Times {
 		m.Times[k] = v
 	}
@@ -205,6 +208,9 @@ type Result struct {
 	// heuristic and tuned picks included), for evaluating selection rules
 	// offline (go run ./cmd/benchreport -eval).
 	Times map[string]float64 `json:"times,omitempty"`
+	// Forced is the KGEN_FORCE value that narrowed the candidates, if any:
+	// heuristic and tuned are then picks among what it left.
+	Forced string `json:"forced,omitempty"`
 }
 
 // Record implements Runnable.
@@ -213,7 +219,7 @@ func (c Case) Record(m *Measurement) Record { return c.result(m) }
 func (c Case) result(m *Measurement) *Result {
 	return &Result{Case: c, WeightBytes: m.WeightBytes(), Bytes: m.InputBytes() + m.OutputBytes(),
 		Heuristic: m.Heuristic, HeuristicUS: m.HeuristicUS, Tuned: m.Tuned, TunedUS: m.TunedUS, Candidates: len(m.Times),
-		TunedGBps: m.GBps(m.TunedUS), HeuristicGBps: m.GBps(m.HeuristicUS), TuneSeconds: m.TuneSeconds, RotatedBytes: m.RotatedBytes, Dispatches: m.Dispatches, Times: m.Times}
+		TunedGBps: m.GBps(m.TunedUS), HeuristicGBps: m.GBps(m.HeuristicUS), TuneSeconds: m.TuneSeconds, RotatedBytes: m.RotatedBytes, Dispatches: m.Dispatches, Times: m.Times, Forced: m.Forced}
 }
 
 // Line implements Record.
@@ -264,6 +270,7 @@ type QuantResult struct {
 	TunedGBps     float64 `json:"tuned_gbps"`
 	HeuristicGBps float64 `json:"heuristic_gbps"`
 	TuneSeconds   float64 `json:"tune_seconds"`
+	Forced        string  `json:"forced,omitempty"` // as Result's
 
 	baseTile string // the baseline's tile, for Line
 }
@@ -282,7 +289,7 @@ func (c QuantCase) Record(m *Measurement) Record { return c.result(m) }
 func (c QuantCase) result(m *Measurement) *QuantResult {
 	res := &QuantResult{QuantCase: c, InputBytes: m.InputBytes(), OutputBytes: m.OutputBytes(), RotatedBytes: m.RotatedBytes, Dispatches: m.Dispatches,
 		Heuristic: m.Heuristic, HeuristicUS: m.HeuristicUS, Tuned: m.Tuned, TunedUS: m.TunedUS, Candidates: len(m.Times),
-		Times: m.Times, TileUS: map[string]float64{}, TuneSeconds: m.TuneSeconds}
+		Times: m.Times, TileUS: map[string]float64{}, TuneSeconds: m.TuneSeconds, Forced: m.Forced}
 	res.Bytes = res.InputBytes + res.OutputBytes
 	for name, us := range m.Times {
 		v := m.Variants[name]
