@@ -31,5 +31,20 @@ for f in cuda-fma vk-fma vk-mad vk-q8k cuda-fma2; do
   echo "== $f"; grep -v '^exit 0' "$r/$f.txt" | head -n 4
   awk -F', ' '{split($2,a," "); if (a[1]+0 > 0) {n++; s+=a[1]; if (a[1]>mx) mx=a[1]; if (mn==""||a[1]<mn) mn=a[1]}; st[$4]++; th[$6]++} END {printf "  sm MHz mean %.0f min %d max %d over %d samples;", s/n, mn, mx, n; for (k in st) printf " %s:%d", k, st[k]; for (k in th) printf " [%s]:%d", k, th[k]; print ""}' "$r/smi-$f.txt"
 done | tee "$r/summary.txt"
+# What NVIDIA's compiler made of the quantizers (vktime -ir: the driver's
+# internal representations, where it keeps any), for instructions per element.
+mkdir -p "$r/ir"
+timeout 60 bin/vktime -reps 3 -ir "$r/ir/q81-f16-lane" -spv generated/spirv/quant_q8_1_f16_thread.spv -spec 0=64,1=0,2=1,3=1 -push 4096,4096,128,64 -buf 33554432:f16,18874368 -groups 8192 > "$r/ir.txt" 2>&1
+timeout 60 bin/vktime -reps 3 -ir "$r/ir/q8k-f32-sg" -spv generated/spirv/quant_q8k_f32_subgroup.spv -spec 0=128,1=4,2=1 -push 4096,4096,16,8 -buf 67108864:f32,4784128 -groups 8192 >> "$r/ir.txt" 2>&1
+timeout 60 bin/vktime -reps 3 -ir "$r/ir/copy" -spv bench/vk/copy.spv -push 1048576 -buf 16777216:f32,16777216 -groups 4096 >> "$r/ir.txt" 2>&1
+timeout 60 bin/vktime -reps 3 -ir "$r/ir/fma" -spv bench/vk/fma.spv -push 64 -buf 4325376 -groups 4224 -rotate-mib 1 >> "$r/ir.txt" 2>&1
+cat "$r/ir.txt"; ls -la "$r/ir" | head
+# MMVQ at 3, 5, 6, 7 tokens: the t3..t7 tiles, then the t8 tiles they
+# replaced (gen bench honours KGEN_FORCE since 2026-12-05), ggml-style, same call.
+for force in "" mmvq:tokens=8; do
+  KGEN_FORCE=$force timeout 90 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k,q6_k --shapes bench/vk-probe-t5.yaml \
+    --timing ggml --reps 5 --rounds 2 --out "$r/mmvq-t5${force:+-t8}.json" > "$r/mmvq-t5${force:+-t8}.txt" 2>&1; echo "exit $?" >> "$r/mmvq-t5${force:+-t8}.txt"
+done
+tail -n 9 "$r"/mmvq-t5*.txt
 timeout 240 bin/gen verify --backend vulkan --family mmvq > "$r/verify-vk-mmvq.txt" 2>&1; echo "exit $?" >> "$r/verify-vk-mmvq.txt"
 tail -n 3 "$r/verify-vk-mmvq.txt"

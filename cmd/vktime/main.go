@@ -15,7 +15,12 @@
 //	vktime -spv generated/spirv/quant_q8_1_f16_thread.spv -spec 0=64,3=1 \
 //	    -push 4096,4096,128,64 -buf 33554432:f16,18874368:zero -groups 8192 -bytes 52428800
 //
-// Exit status: 0 timed, 1 a Vulkan or shader error, 2 bad flags.
+// With -ir PREFIX it also writes what the driver kept of the compiled
+// pipeline (its internal representations: disassembly on some drivers),
+// one file per representation.
+//
+// Exit status: 0 timed, 1 a Vulkan or shader error (-ir on a device
+// without VK_KHR_pipeline_executable_properties included), 2 bad flags.
 package main
 
 import (
@@ -56,6 +61,7 @@ func run(args []string) int {
 	device := fs.Int("device", -1, "Vulkan device index (-1: the first discrete GPU, else device 0)")
 	nbytes := fs.Int64("bytes", 0, "bytes one dispatch moves, for GB/s (0: none printed)")
 	stats := fs.Bool("stats", true, "print the driver's pipeline statistics where it reports them")
+	ir := fs.String("ir", "", "write what the driver compiled the pipeline into (its internal representations, where it keeps any) to PREFIX-N.txt or .bin")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: vktime -spv FILE [flags]\n\n")
 		fs.PrintDefaults()
@@ -97,7 +103,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "vktime:", err)
 		return 1
 	}
-	if err := timeShader(code, *entry, consts, pc, bs, [3]uint32(g), *rotate, *reps, *dispatches, *device, *nbytes, *stats, *spv); err != nil {
+	if err := timeShader(code, *entry, consts, pc, bs, [3]uint32(g), *rotate, *reps, *dispatches, *device, *nbytes, *stats, *ir, *spv); err != nil {
 		fmt.Fprintln(os.Stderr, "vktime:", err)
 		return 1
 	}
@@ -105,7 +111,7 @@ func run(args []string) int {
 }
 
 func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint32, bs []bufSpec, groups [3]uint32,
-	rotateMiB, reps, dispatches, device int, nbytes int64, stats bool, name string) error {
+	rotateMiB, reps, dispatches, device int, nbytes int64, stats bool, irPrefix, name string) error {
 	inst, err := vulkan.Open()
 	if err != nil {
 		return err
@@ -128,6 +134,11 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 	info := d.Info()
 	if stats && info.PipelineStatistics {
 		if err := d.CaptureStatistics(true); err != nil {
+			return err
+		}
+	}
+	if irPrefix != "" {
+		if err := d.CaptureInternalRepresentations(true); err != nil {
 			return err
 		}
 	}
@@ -200,6 +211,25 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 		}
 		for _, s := range st {
 			fmt.Printf("  %s: %s\n", s.Executable, s)
+		}
+	}
+	if irPrefix != "" {
+		rs, err := p.InternalRepresentations()
+		if err != nil {
+			return err
+		}
+		if len(rs) == 0 {
+			fmt.Println("  the driver kept no internal representation")
+		}
+		for k, r := range rs {
+			file := fmt.Sprintf("%s-%d.bin", irPrefix, k)
+			if r.Text {
+				file = fmt.Sprintf("%s-%d.txt", irPrefix, k)
+			}
+			if err := os.WriteFile(file, r.Data, 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("  %s: %s (%s): %d bytes -> %s\n", r.Executable, r.Name, r.Description, len(r.Data), file)
 		}
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
 // capture runs vktime with args and returns its exit status and stdout.
@@ -74,5 +76,31 @@ func TestBadFlags(t *testing.T) {
 	}
 	if code, _ := capture(t, "-spv", filepath.Join(t.TempDir(), "missing.spv")); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
+
+// TestIR: -ir writes the driver's internal representations where the
+// device has VK_KHR_pipeline_executable_properties, and is exit 1 (before
+// timing anything) where it has not (lavapipe of Debian 12).
+func TestIR(t *testing.T) {
+	inst, err := vulkan.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := false
+	for _, info := range inst.Devices() {
+		has = has || info.PipelineStatistics
+	}
+	inst.Close()
+	prefix := filepath.Join(t.TempDir(), "empty")
+	code, out := capture(t, "-spv", spv(t, "empty"), "-reps", "2", "-ir", prefix)
+	if !has {
+		if code != 1 || out != "" {
+			t.Fatalf("-ir without the extension: exit %d, output %q; want exit 1 and nothing timed", code, out)
+		}
+		return
+	}
+	if code != 0 || !strings.Contains(out, "internal representation") && !strings.Contains(out, " -> "+prefix) {
+		t.Fatalf("-ir: exit %d, output %q", code, out)
 	}
 }

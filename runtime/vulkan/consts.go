@@ -42,12 +42,14 @@ const (
 	stPipelineExecutablePropertiesKHR    = 1000269002
 	stPipelineExecutableInfoKHR          = 1000269003
 	stPipelineExecutableStatisticKHR     = 1000269004
+	stPipelineExecutableInternalReprKHR  = 1000269005
 )
 
 // VK_KHR_pipeline_executable_properties: the pipeline flag that keeps the
 // driver's statistics, and the formats of a statistic's value.
 const (
 	pipelineCreateCaptureStatistics = 0x40
+	pipelineCreateCaptureInternal   = 0x80
 	statFormatBool32                = 0
 	statFormatInt64                 = 1
 	statFormatUint64                = 2

@@ -39,6 +39,9 @@ type Device struct {
 	// their statistics (CaptureStatistics).
 	stats   *statsFuncs
 	capture bool
+	// captureIR: pipelines built now keep the driver's internal
+	// representations (CaptureInternalRepresentations).
+	captureIR bool
 }
 
 // OpenDevice creates a logical device on physical device index (as listed

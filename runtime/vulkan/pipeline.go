@@ -26,6 +26,7 @@ type Pipeline struct {
 	numBuffers int
 	pushSize   int
 	captured   bool // built with the driver's statistics kept
+	capturedIR bool // built with the driver's internal representations kept
 }
 
 const spirvMagic = 0x07230203
@@ -199,8 +200,12 @@ func (p *Pipeline) create(code []uint32, entry string, spec []SpecConst) error {
 		layout: p.layout,
 	})
 	if d.capture {
-		ci.flags = pipelineCreateCaptureStatistics
+		ci.flags |= pipelineCreateCaptureStatistics
 		p.captured = true
+	}
+	if d.captureIR {
+		ci.flags |= pipelineCreateCaptureInternal
+		p.capturedIR = true
 	}
 	return check("vkCreateComputePipelines", d.fn.CreateComputePipelines(d.handle, 0, 1, ci, nil, &p.pipeline))
 }

@@ -11,8 +11,10 @@ import (
 // statsFuncs are VK_KHR_pipeline_executable_properties' entry points, bound
 // only on devices that have the feature.
 type statsFuncs struct {
-	GetPipelineExecutablePropertiesKHR func(dev uintptr, info *vkPipelineInfoKHR, count *uint32, props *vkPipelineExecutablePropertiesKHR) int32
-	GetPipelineExecutableStatisticsKHR func(dev uintptr, info *vkPipelineExecutableInfoKHR, count *uint32, stats *vkPipelineExecutableStatisticKHR) int32
+	GetPipelineExecutablePropertiesKHR              func(dev uintptr, info *vkPipelineInfoKHR, count *uint32, props *vkPipelineExecutablePropertiesKHR) int32
+	GetPipelineExecutableStatisticsKHR              func(dev uintptr, info *vkPipelineExecutableInfoKHR, count *uint32, stats *vkPipelineExecutableStatisticKHR) int32
+	GetPipelineExecutableInternalRepresentationsKHR func(dev uintptr, info *vkPipelineExecutableInfoKHR, count *uint32,
+		reprs *vkPipelineExecutableInternalRepresentationKHR) int32
 }
 
 // Statistic is one figure a driver reports about what it compiled a
@@ -49,6 +51,119 @@ func (d *Device) CaptureStatistics(on bool) error {
 	return nil
 }
 
+// CaptureInternalRepresentations makes pipelines built from now on keep
+// what the driver compiled them into, for Pipeline.InternalRepresentations
+// (drivers choose what they give: an IR, disassembly, or nothing). It
+// fails on a device without VK_KHR_pipeline_executable_properties.
+func (d *Device) CaptureInternalRepresentations(on bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if on && d.stats == nil {
+		return fmt.Errorf("vulkan: device %q (%s) does not report internal representations (no VK_KHR_pipeline_executable_properties)",
+			d.info.Name, d.info.DriverInfo)
+	}
+	d.captureIR = on
+	return nil
+}
+
+// Representation is one internal representation of a pipeline executable
+// as the driver gives it (VK_KHR_pipeline_executable_properties).
+type Representation struct {
+	Executable  string
+	Name        string
+	Description string
+	Text        bool   // Data is text (without its terminating NUL)
+	Data        []byte // as the driver wrote it
+}
+
+// InternalRepresentations returns what the driver kept of each executable
+// of a pipeline built after Device.CaptureInternalRepresentations(true);
+// none is not an error (a driver need not keep any).
+func (p *Pipeline) InternalRepresentations() ([]Representation, error) {
+	d := p.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.usable(); err != nil {
+		return nil, err
+	}
+	if d.stats == nil {
+		return nil, fmt.Errorf("vulkan: device %q does not report internal representations", d.info.Name)
+	}
+	if !p.capturedIR {
+		return nil, fmt.Errorf("vulkan: InternalRepresentations: the pipeline was built without Device.CaptureInternalRepresentations(true)")
+	}
+	var pn runtime.Pinner
+	defer pn.Unpin()
+	exes, err := p.executables(&pn)
+	if err != nil {
+		return nil, err
+	}
+	var out []Representation
+	for k, exe := range exes {
+		ei := pin(&pn, &vkPipelineExecutableInfoKHR{sType: stPipelineExecutableInfoKHR, pipeline: p.pipeline, executableIndex: uint32(k)})
+		var m uint32
+		if err := check("vkGetPipelineExecutableInternalRepresentationsKHR", d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, nil)); err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			continue
+		}
+		// Two calls: the first fills in each representation's size, the
+		// second its data.
+		rs := make([]vkPipelineExecutableInternalRepresentationKHR, m)
+		for j := range rs {
+			rs[j].sType = stPipelineExecutableInternalReprKHR
+		}
+		if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(&pn, rs)); r != vkSuccess && r != vkIncomplete {
+			return nil, check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
+		}
+		bufs := make([][]byte, m)
+		for j := range rs[:m] {
+			if rs[j].dataSize > 0 {
+				bufs[j] = make([]byte, rs[j].dataSize)
+				rs[j].pData = unsafe.Pointer(pinSlice(&pn, bufs[j]))
+			}
+		}
+		if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(&pn, rs)); r != vkSuccess && r != vkIncomplete {
+			return nil, check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
+		}
+		for j, r := range rs[:m] {
+			data := bufs[j][:min(int(r.dataSize), len(bufs[j]))]
+			if r.isText != 0 {
+				data = []byte(gostr(data))
+			}
+			out = append(out, Representation{Executable: exe, Name: gostr(r.name[:]), Description: gostr(r.description[:]), Text: r.isText != 0, Data: data})
+		}
+	}
+	return out, nil
+}
+
+// executables lists the pipeline's executables by name, in index order.
+// The caller holds d.mu.
+func (p *Pipeline) executables(pn *runtime.Pinner) ([]string, error) {
+	d := p.d
+	info := pin(pn, &vkPipelineInfoKHR{sType: stPipelineInfoKHR, pipeline: p.pipeline})
+	var n uint32
+	if err := check("vkGetPipelineExecutablePropertiesKHR", d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, nil)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	props := make([]vkPipelineExecutablePropertiesKHR, n)
+	for k := range props {
+		props[k].sType = stPipelineExecutablePropertiesKHR
+	}
+	if r := d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, pinSlice(pn, props)); r != vkSuccess && r != vkIncomplete {
+		return nil, check("vkGetPipelineExecutablePropertiesKHR", r)
+	}
+	names := make([]string, n)
+	for k := range props[:n] {
+		names[k] = gostr(props[k].name[:])
+	}
+	return names, nil
+}
+
 // Statistics returns what the driver reports about each executable of the
 // pipeline (a compute pipeline has one). The pipeline must have been built
 // after Device.CaptureStatistics(true).
@@ -67,24 +182,12 @@ func (p *Pipeline) Statistics() ([]Statistic, error) {
 	}
 	var pn runtime.Pinner
 	defer pn.Unpin()
-	info := pin(&pn, &vkPipelineInfoKHR{sType: stPipelineInfoKHR, pipeline: p.pipeline})
-	var n uint32
-	if err := check("vkGetPipelineExecutablePropertiesKHR", d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, nil)); err != nil {
+	exes, err := p.executables(&pn)
+	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, nil
-	}
-	props := make([]vkPipelineExecutablePropertiesKHR, n)
-	for k := range props {
-		props[k].sType = stPipelineExecutablePropertiesKHR
-	}
-	if r := d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, pinSlice(&pn, props)); r != vkSuccess && r != vkIncomplete {
-		return nil, check("vkGetPipelineExecutablePropertiesKHR", r)
-	}
 	var out []Statistic
-	for k := range props[:n] {
-		exe := gostr(props[k].name[:])
+	for k, exe := range exes {
 		ei := pin(&pn, &vkPipelineExecutableInfoKHR{sType: stPipelineExecutableInfoKHR, pipeline: p.pipeline, executableIndex: uint32(k)})
 		var m uint32
 		if err := check("vkGetPipelineExecutableStatisticsKHR", d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, nil)); err != nil {

@@ -57,3 +57,50 @@ func TestStatistics(t *testing.T) {
 		t.Logf("%s: %s (%s)", s.Executable, s, s.Description)
 	}
 }
+
+// TestInternalRepresentations: as TestStatistics, for what the driver
+// compiled a pipeline into. Without the extension the capture fails naming
+// it; with it, a pipeline built before capture refuses, one built after
+// returns the driver's representations (possibly none), each named.
+func TestInternalRepresentations(t *testing.T) {
+	_, d := openTest(t)
+	spv := compileGLSL(t, scaleShader)
+	before, err := d.NewPipeline(spv, "main", []SpecConst{{0, 3}}, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer before.Destroy()
+	err = d.CaptureInternalRepresentations(true)
+	if !d.Info().PipelineStatistics {
+		if err == nil || !strings.Contains(err.Error(), "VK_KHR_pipeline_executable_properties") {
+			t.Fatalf("CaptureInternalRepresentations on %q without the extension: %v, want an error naming it", d.Info().Name, err)
+		}
+		if _, err := before.InternalRepresentations(); err == nil {
+			t.Fatal("InternalRepresentations succeeded on a device without the extension")
+		}
+		t.Logf("%s: no internal representations (as reported)", d.Info().Name)
+		return
+	}
+	if err != nil {
+		t.Fatalf("CaptureInternalRepresentations: %v", err)
+	}
+	defer d.CaptureInternalRepresentations(false)
+	if _, err := before.InternalRepresentations(); err == nil || !strings.Contains(err.Error(), "CaptureInternalRepresentations(true)") {
+		t.Fatalf("InternalRepresentations of a pipeline built before capture: %v, want an error naming the capture", err)
+	}
+	p, err := d.NewPipeline(spv, "main", []SpecConst{{0, 3}}, 2, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Destroy()
+	rs, err := p.InternalRepresentations()
+	if err != nil {
+		t.Fatalf("InternalRepresentations: %v", err)
+	}
+	for _, r := range rs {
+		if r.Name == "" {
+			t.Fatalf("a representation without a name: %+v", r)
+		}
+		t.Logf("%s: %s (%s): %d bytes, text %v", r.Executable, r.Name, r.Description, len(r.Data), r.Text)
+	}
+}

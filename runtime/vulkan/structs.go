@@ -785,6 +785,20 @@ type vkPipelineExecutableInfoKHR struct {
 	_               [4]byte
 }
 
+// vkPipelineExecutableInternalRepresentationKHR mirrors C
+// VkPipelineExecutableInternalRepresentationKHR.
+type vkPipelineExecutableInternalRepresentationKHR struct {
+	sType       uint32
+	_           [4]byte
+	pNext       unsafe.Pointer
+	name        [256]byte
+	description [256]byte
+	isText      uint32
+	_           [4]byte
+	dataSize    uintptr
+	pData       unsafe.Pointer
+}
+
 // vkPipelineExecutableStatisticKHR mirrors C VkPipelineExecutableStatisticKHR;
 // value is the C union VkPipelineExecutableStatisticValueKHR (format says
 // which member).
