@@ -31,6 +31,14 @@ for f in cuda-fma vk-fma vk-mad vk-q8k cuda-fma2; do
   echo "== $f"; grep -v '^exit 0' "$r/$f.txt" | head -n 4
   awk -F', ' '{split($2,a," "); if (a[1]+0 > 0) {n++; s+=a[1]; if (a[1]>mx) mx=a[1]; if (mn==""||a[1]<mn) mn=a[1]}; st[$4]++; th[$6]++} END {printf "  sm MHz mean %.0f min %d max %d over %d samples;", s/n, mn, mx, n; for (k in st) printf " %s:%d", k, st[k]; for (k in th) printf " [%s]:%d", k, th[k]; print ""}' "$r/smi-$f.txt"
 done | tee "$r/summary.txt"
+# The Q8_1 f16 lane tile: committed, f16 by unpackHalf2x16 (a bound), and
+# unpackHalf2x16 for words of normal halves only (exact by construction).
+for k in 4096 14336; do nb=$((k / 32)); blocks=$((4096 * nb)); xb=$((4096 * k * 2)); yb=$((blocks * 36))
+  for b in generated/spirv/quant_q8_1_f16_thread.spv bench/vk/exp/quant_q8_1_f16_thread_hwcvt.spv bench/vk/exp/quant_q8_1_f16_thread_hwexact.spv; do
+    timeout 60 bin/vktime -reps 10 -spv $b -spec 0=64,1=0,2=1,3=1 -push 4096,$k,$nb,64 -buf $xb:f16,$yb -groups $((blocks / 64)) -bytes $((xb + yb)) >> "$r/f16dec.txt" 2>&1
+  done
+done
+grep "us a dispatch" "$r/f16dec.txt"
 # What NVIDIA's compiler made of the quantizers (vktime -ir: the driver's
 # internal representations, where it keeps any), for instructions per element.
 mkdir -p "$r/ir"

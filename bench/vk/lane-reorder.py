@@ -14,7 +14,11 @@ has few): it only bounds what a hardware decode could save.
 And bench/vk/exp/quant_q8_1_<dt>_thread_nostage.comp: the reordered lane
 tile with no workgroup staged through shared memory (each lane loads its
 own block with 16-byte loads and stores its 9 words), to price the staging
-on this driver."""
+on this driver.
+
+And bench/vk/exp/quant_q8_1_f16_thread_hwexact.comp: unpackHalf2x16 for
+16-byte words of normal halves only, the integer decode otherwise: exact
+by construction (see below)."""
 import pathlib, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
@@ -42,3 +46,20 @@ for dt in ("f32", "f16", "bf16"):
         d1 = src.index("\n}\n", d0) + 3
         hw = "uint xdec(uvec4 w, uint j) {\n  return floatBitsToUint(unpackHalf2x16(w[j >> 1])[j & 1u]);\n}\n"
         (out / "quant_q8_1_f16_thread_hwcvt.comp").write_text(src[:d0] + hw + src[d1:])
+        # _hwexact: unpackHalf2x16 only for words whose 8 halves are all
+        # normal (a widening conversion of a normal half is exact on any
+        # driver: only subnormal operands may be flushed); a word with a
+        # zero, subnormal, Inf or NaN half takes the integer decode. Exact
+        # by construction, so a candidate for the template if it keeps the
+        # hardware decode's speed.
+        st = src.replace("[[unroll]] for (uint j = 0u; j < XPER; ++j) xb[c * XPER + j] = xdec(w, j);",
+                         "const bool hw = allnormal(w);\n"
+                         "      [[unroll]] for (uint j = 0u; j < XPER; ++j) xb[c * XPER + j] = hw ? floatBitsToUint(unpackHalf2x16(w[j >> 1])[j & 1u]) : xdec(w, j);")
+        if st == src:
+            sys.exit(f"f16: no xdec loop found; update {__file__}")
+        an = ("// Whether every half of w is normal: exponent field neither 0 nor 31.\n"
+              "bool allnormal(uvec4 w) {\n"
+              "  const uvec4 lo = w & 0x7C00u, hi = w & 0x7C000000u;\n"
+              "  return !any(equal(lo, uvec4(0u))) && !any(equal(hi, uvec4(0u))) && !any(equal(lo, uvec4(0x7C00u))) && !any(equal(hi, uvec4(0x7C000000u)));\n"
+              "}\n\n")
+        (out / "quant_q8_1_f16_thread_hwexact.comp").write_text(st[:d1] + an + st[d1:])
