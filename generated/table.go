@@ -18065,11 +18065,11 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"subgroup\") != (k <= 2048)",
 				Why:  "NVIDIA Vulkan: a subgroup per row when K <= 2048, a workgroup per row group above",
 			}, {
-				Expr: "(layout != \"subgroup\") * ((layout == \"pipe\") != (dtype == \"q4_k\" || dtype == \"q6_k\" && m >= 5))",
-				Why:  "NVIDIA Vulkan: above K = 2048, the pipe tiles (two units a step) for Q4_K and for Q6_K from 5 tokens, the workgroup tiles otherwise (run 2026-12-02vk3, 4096 x 14336 only)",
+				Expr: "(layout != \"subgroup\") * ((layout == \"pipe\") != (dtype == \"q4_k\" || dtype == \"q6_k\" && m >= 6))",
+				Why:  "NVIDIA Vulkan: above K = 2048, the pipe tiles (two units a step) for Q4_K and for Q6_K from 6 tokens, the workgroup tiles otherwise (runs 2026-12-02vk3 and 2026-12-05b, 4096 x 14336 only)",
 			}, {
-				Expr: "((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (n <= 1024 && m == 1) - 2 * (dtype != \"q4_k\" && m >= 3 && (dtype == \"q8_0\" || m <= 4)))) * ((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (n <= 1024 && m == 1) - 2 * (dtype != \"q4_k\" && m >= 3 && (dtype == \"q8_0\" || m <= 4))))",
-				Why:  "NVIDIA Vulkan: a subgroup per row: 4 rows (2 on 100k+-row LM heads, 1 at 8 tokens on 1024 rows); a workgroup: 2 rows (1 on 1024 rows at 1 token; 4 for Q6_K/Q8_0 from 3 tokens, Q6_K up to 4)",
+				Expr: "((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (n <= 1024 && m == 1) - 2 * (dtype != \"q4_k\" && m >= 3 && (dtype == \"q8_0\" || m <= 5)))) * ((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (n <= 1024 && m == 1) - 2 * (dtype != \"q4_k\" && m >= 3 && (dtype == \"q8_0\" || m <= 5))))",
+				Why:  "NVIDIA Vulkan: a subgroup per row: 4 rows (2 on 100k+-row LM heads, 1 at 8 tokens on 1024 rows); a workgroup: 2 rows (1 on 1024 rows at 1 token; 4 for Q6_K/Q8_0 from 3 tokens, Q6_K up to 5)",
 			}, {
 				Expr: "(layout != \"subgroup\") * (wg != 128 - 64 * (n > 1024 && (k <= 4096 || m == 8 || dtype != \"q4_k\" && m >= 3 || layout == \"pipe\")))",
 				Why:  "NVIDIA Vulkan: 128 lanes; 64 when K <= 4096, at 8 tokens, for Q6_K/Q8_0 from 3 tokens or for the pipe tiles (over 1024 rows)",
