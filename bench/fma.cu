@@ -1,8 +1,12 @@
 // Arithmetic rate on the CUDA path: bench/vk/fma.comp's kernel (8
 // independent chains of f32 FMAs, or u32 multiply-adds, per lane), 4224
-// blocks of 256, timed with events over argv[1] (default 20) launches after a warm-up. Prints
-// the rate; with fma.comp's rate from vktime in the same call, the ratio of
-// the SM clocks the two paths run at when bound by issue.
+// blocks of 256, timed with events over argv[1] (default 20) launches
+// after a warm-up. Prints the rate; with fma.comp's rate from vktime in the
+// same call, the ratio of the SM clocks the two paths run at when bound by
+// issue. Compare the f32 figures only: nvcc folds consecutive multiply-adds
+// by constants into one, so its u32 figure (run 2026-12-05b: 4x the Vulkan
+// one, beyond the hardware's IMAD rate) is not a rate; f32 FMA chains
+// cannot be folded (each rounds).
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
