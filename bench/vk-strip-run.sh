@@ -22,5 +22,11 @@ for dt in f16 f32; do eb=2; [ $dt = f32 ] && eb=4
     timeout 60 bin/vktime -reps 10 -spv bench/vk/copy.spv -push $n -buf $((16 * n)):f32,$((16 * n)) -groups $(((n + 255) / 256)) -bytes $((32 * n)) >> "$r/strip.txt" 2>&1
   done
 done
+# Q8_K f32 subgroup tile (a subgroup a superblock) at 4096 x 4096 with other
+# workgroup sizes and superblocks a workgroup: is its time the launch shape?
+bk=65536; ykb=$((bk * 292))
+for wb in 32:1 32:4 64:2 128:4 128:8 128:16 256:8 256:32; do wg=${wb%:*}; bpw=${wb#*:}
+  timeout 60 bin/vktime -reps 10 -spv generated/spirv/quant_q8k_f32_subgroup.spv -spec 0=$wg,1=$((wg / 32)),2=1 -push 4096,4096,16,$bpw -buf 67108864:f32,$ykb -groups $((bk / bpw)) -bytes $((67108864 + ykb)) >> "$r/strip.txt" 2>&1
+done
 grep -E "us a dispatch|Register" "$r/strip.txt"
 DEADLINE=${DEADLINE:-420} bash bench/quant-1204-run.sh
