@@ -80,62 +80,78 @@ type Representation struct {
 // of a pipeline built after Device.CaptureInternalRepresentations(true);
 // none is not an error (a driver need not keep any).
 func (p *Pipeline) InternalRepresentations() ([]Representation, error) {
+	var out []Representation
+	err := p.eachExecutable("internal representations", p.capturedIR, "CaptureInternalRepresentations",
+		func(pn *runtime.Pinner, ei *vkPipelineExecutableInfoKHR, exe string) error {
+			d := p.d
+			var m uint32
+			if err := check("vkGetPipelineExecutableInternalRepresentationsKHR", d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, nil)); err != nil {
+				return err
+			}
+			if m == 0 {
+				return nil
+			}
+			// Two calls: the first fills in each representation's size, the
+			// second its data.
+			rs := make([]vkPipelineExecutableInternalRepresentationKHR, m)
+			for j := range rs {
+				rs[j].sType = stPipelineExecutableInternalReprKHR
+			}
+			if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(pn, rs)); r != vkSuccess && r != vkIncomplete {
+				return check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
+			}
+			bufs := make([][]byte, m)
+			for j := range rs[:m] {
+				if rs[j].dataSize > 0 {
+					bufs[j] = make([]byte, rs[j].dataSize)
+					rs[j].pData = unsafe.Pointer(pinSlice(pn, bufs[j]))
+				}
+			}
+			if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(pn, rs)); r != vkSuccess && r != vkIncomplete {
+				return check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
+			}
+			for j, r := range rs[:m] {
+				data := bufs[j][:min(int(r.dataSize), len(bufs[j]))]
+				if r.isText != 0 {
+					data = []byte(gostr(data))
+				}
+				out = append(out, Representation{Executable: exe, Name: gostr(r.name[:]), Description: gostr(r.description[:]), Text: r.isText != 0, Data: data})
+			}
+			return nil
+		})
+	return out, err
+}
+
+// eachExecutable runs fn on each executable of the pipeline, under the
+// device's lock, after the checks Statistics and InternalRepresentations
+// share: a usable device with the extension, a pipeline built with the
+// capture (named in the error).
+func (p *Pipeline) eachExecutable(what string, captured bool, capture string, fn func(pn *runtime.Pinner, ei *vkPipelineExecutableInfoKHR, exe string) error) error {
 	d := p.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.usable(); err != nil {
-		return nil, err
+		return err
 	}
 	if d.stats == nil {
-		return nil, fmt.Errorf("vulkan: device %q does not report internal representations", d.info.Name)
+		return fmt.Errorf("vulkan: device %q does not report %s", d.info.Name, what)
 	}
-	if !p.capturedIR {
-		return nil, fmt.Errorf("vulkan: InternalRepresentations: the pipeline was built without Device.CaptureInternalRepresentations(true)")
+	if !captured {
+		return fmt.Errorf("vulkan: %s: the pipeline was built without Device.%s(true)", what, capture)
 	}
 	var pn runtime.Pinner
 	defer pn.Unpin()
 	exes, err := p.executables(&pn)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []Representation
 	for k, exe := range exes {
 		ei := pin(&pn, &vkPipelineExecutableInfoKHR{sType: stPipelineExecutableInfoKHR, pipeline: p.pipeline, executableIndex: uint32(k)})
-		var m uint32
-		if err := check("vkGetPipelineExecutableInternalRepresentationsKHR", d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, nil)); err != nil {
-			return nil, err
-		}
-		if m == 0 {
-			continue
-		}
-		// Two calls: the first fills in each representation's size, the
-		// second its data.
-		rs := make([]vkPipelineExecutableInternalRepresentationKHR, m)
-		for j := range rs {
-			rs[j].sType = stPipelineExecutableInternalReprKHR
-		}
-		if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(&pn, rs)); r != vkSuccess && r != vkIncomplete {
-			return nil, check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
-		}
-		bufs := make([][]byte, m)
-		for j := range rs[:m] {
-			if rs[j].dataSize > 0 {
-				bufs[j] = make([]byte, rs[j].dataSize)
-				rs[j].pData = unsafe.Pointer(pinSlice(&pn, bufs[j]))
-			}
-		}
-		if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(&pn, rs)); r != vkSuccess && r != vkIncomplete {
-			return nil, check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
-		}
-		for j, r := range rs[:m] {
-			data := bufs[j][:min(int(r.dataSize), len(bufs[j]))]
-			if r.isText != 0 {
-				data = []byte(gostr(data))
-			}
-			out = append(out, Representation{Executable: exe, Name: gostr(r.name[:]), Description: gostr(r.description[:]), Text: r.isText != 0, Data: data})
+		if err := fn(&pn, ei, exe); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // executables lists the pipeline's executables by name, in index order.
@@ -168,46 +184,30 @@ func (p *Pipeline) executables(pn *runtime.Pinner) ([]string, error) {
 // pipeline (a compute pipeline has one). The pipeline must have been built
 // after Device.CaptureStatistics(true).
 func (p *Pipeline) Statistics() ([]Statistic, error) {
-	d := p.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.usable(); err != nil {
-		return nil, err
-	}
-	if d.stats == nil {
-		return nil, fmt.Errorf("vulkan: device %q does not report pipeline statistics", d.info.Name)
-	}
-	if !p.captured {
-		return nil, fmt.Errorf("vulkan: Statistics: the pipeline was built without Device.CaptureStatistics(true)")
-	}
-	var pn runtime.Pinner
-	defer pn.Unpin()
-	exes, err := p.executables(&pn)
-	if err != nil {
-		return nil, err
-	}
 	var out []Statistic
-	for k, exe := range exes {
-		ei := pin(&pn, &vkPipelineExecutableInfoKHR{sType: stPipelineExecutableInfoKHR, pipeline: p.pipeline, executableIndex: uint32(k)})
-		var m uint32
-		if err := check("vkGetPipelineExecutableStatisticsKHR", d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, nil)); err != nil {
-			return nil, err
-		}
-		if m == 0 {
-			continue
-		}
-		st := make([]vkPipelineExecutableStatisticKHR, m)
-		for j := range st {
-			st[j].sType = stPipelineExecutableStatisticKHR
-		}
-		if r := d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, pinSlice(&pn, st)); r != vkSuccess && r != vkIncomplete {
-			return nil, check("vkGetPipelineExecutableStatisticsKHR", r)
-		}
-		for _, s := range st[:m] {
-			out = append(out, Statistic{Executable: exe, Name: gostr(s.name[:]), Description: gostr(s.description[:]), Value: statValue(s.format, s.value)})
-		}
-	}
-	return out, nil
+	err := p.eachExecutable("pipeline statistics", p.captured, "CaptureStatistics",
+		func(pn *runtime.Pinner, ei *vkPipelineExecutableInfoKHR, exe string) error {
+			d := p.d
+			var m uint32
+			if err := check("vkGetPipelineExecutableStatisticsKHR", d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, nil)); err != nil {
+				return err
+			}
+			if m == 0 {
+				return nil
+			}
+			st := make([]vkPipelineExecutableStatisticKHR, m)
+			for j := range st {
+				st[j].sType = stPipelineExecutableStatisticKHR
+			}
+			if r := d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, pinSlice(pn, st)); r != vkSuccess && r != vkIncomplete {
+				return check("vkGetPipelineExecutableStatisticsKHR", r)
+			}
+			for _, s := range st[:m] {
+				out = append(out, Statistic{Executable: exe, Name: gostr(s.name[:]), Description: gostr(s.description[:]), Value: statValue(s.format, s.value)})
+			}
+			return nil
+		})
+	return out, err
 }
 
 // StatisticsByName is Statistics as name -> value (a compute pipeline has
