@@ -14,10 +14,10 @@ out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
 [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || { for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig; }
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export KGEN_TUNE_CACHE=off
-timeout 100 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k --shapes bench/mmvq-ggml.yaml --pair f32 \
+timeout 90 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k --shapes bench/mmvq-ggml.yaml --pair f32 \
   --timing ggml --reps 5 --out "$r/mmvq-ggml-vulkan.json" > "$r/mmvq-ggml-vulkan.txt" 2>&1
 echo "exit $?" >> "$r/mmvq-ggml-vulkan.txt"
 P='^type_a=q4_K,type_b=f32,m=4096,n=[1-58],k=14336,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1,' \
-  OUTFILE="$r/ggml-quant.txt" timeout 150 bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
+  OUTFILE="$r/ggml-quant.txt" timeout 90 bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
 echo "exit $?" >> "$r/ggml-quant-table.txt"
 tail -n 8 "$r/mmvq-ggml-vulkan.txt" "$r/ggml-quant-table.txt"
