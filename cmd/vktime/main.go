@@ -15,7 +15,9 @@
 //	vktime -spv generated/spirv/quant_q8_1_f16_thread.spv -spec 0=64,3=1 \
 //	    -push 4096,4096,128,64 -buf 33554432:f16,18874368:zero -groups 8192 -bytes 52428800
 //
-// With -ir PREFIX it also writes what the driver kept of the compiled
+// With -dump N:FILE it writes binding N after the timing (an experiment's
+// output, to compare byte for byte with the committed blob's on the same
+// inputs: -buf's fills are seeded). With -ir PREFIX it also writes what the driver kept of the compiled
 // pipeline (its internal representations: disassembly on some drivers),
 // one file per representation.
 //
@@ -61,6 +63,7 @@ func run(args []string) int {
 	device := fs.Int("device", -1, "Vulkan device index (-1: the first discrete GPU, else device 0)")
 	nbytes := fs.Int64("bytes", 0, "bytes one dispatch moves, for GB/s (0: none printed)")
 	stats := fs.Bool("stats", true, "print the driver's pipeline statistics where it reports them")
+	dump := fs.String("dump", "", "after timing, write binding N of the first buffer copy to FILE (N:FILE): an experiment's output, to compare byte for byte")
 	ir := fs.String("ir", "", "write what the driver compiled the pipeline into (its internal representations, where it keeps any) to PREFIX-N.txt or .bin")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: vktime -spv FILE [flags]\n\n")
@@ -95,6 +98,12 @@ func run(args []string) int {
 	for len(g) < 3 {
 		g = append(g, 1)
 	}
+	if *dump != "" {
+		k, file, ok := strings.Cut(*dump, ":")
+		if n, err := strconv.Atoi(k); !ok || err != nil || n < 0 || n >= len(bs) || file == "" {
+			return bad("-dump %q: want N:FILE with N a binding of -buf (0..%d)", *dump, len(bs)-1)
+		}
+	}
 	if *reps < 1 || *rotate < 0 || *dispatches < 1 {
 		return bad("-reps and -dispatches must be positive and -rotate-mib not negative")
 	}
@@ -103,7 +112,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "vktime:", err)
 		return 1
 	}
-	if err := timeShader(code, *entry, consts, pc, bs, [3]uint32(g), *rotate, *reps, *dispatches, *device, *nbytes, *stats, *ir, *spv); err != nil {
+	if err := timeShader(code, *entry, consts, pc, bs, [3]uint32(g), *rotate, *reps, *dispatches, *device, *nbytes, *stats, *ir, *dump, *spv); err != nil {
 		fmt.Fprintln(os.Stderr, "vktime:", err)
 		return 1
 	}
@@ -111,7 +120,7 @@ func run(args []string) int {
 }
 
 func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint32, bs []bufSpec, groups [3]uint32,
-	rotateMiB, reps, dispatches, device int, nbytes int64, stats bool, irPrefix, name string) error {
+	rotateMiB, reps, dispatches, device int, nbytes int64, stats bool, irPrefix, dump, name string) error {
 	inst, err := vulkan.Open()
 	if err != nil {
 		return err
@@ -211,6 +220,19 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 		}
 		for _, s := range st {
 			fmt.Printf("  %s: %s\n", s.Executable, s)
+		}
+	}
+	if dump != "" {
+		// Every copy was dispatched at least once (ds covers them all), and
+		// each dispatch of a copy computes the same from the same inputs.
+		k, file, _ := strings.Cut(dump, ":")
+		n, _ := strconv.Atoi(k)
+		buf := make([]byte, bs[n].bytes)
+		if err := sets[0][n].Download(buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, buf, 0o644); err != nil {
+			return err
 		}
 	}
 	if irPrefix != "" {

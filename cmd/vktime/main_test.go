@@ -69,6 +69,8 @@ func TestBadFlags(t *testing.T) {
 		{"-spv", "x.spv", "-groups", "0"},
 		{"-spv", "x.spv", "-groups", "1,1,1,1"},
 		{"-spv", "x.spv", "-reps", "0"},
+		{"-spv", "x.spv", "-buf", "16", "-dump", "1:out.bin"},
+		{"-spv", "x.spv", "-buf", "16", "-dump", "0"},
 	} {
 		if code, _ := capture(t, args...); code != 2 {
 			t.Errorf("vktime %q: exit %d, want 2", args, code)
@@ -102,5 +104,29 @@ func TestIR(t *testing.T) {
 	}
 	if code != 0 || !strings.Contains(out, "internal representation") && !strings.Contains(out, " -> "+prefix) {
 		t.Fatalf("-ir: exit %d, output %q", code, out)
+	}
+}
+
+// TestDump: -dump writes a binding after the run; through the copy shader
+// the output binding equals the input, and the same seeded fill gives the
+// same bytes in two runs (what comparing an experiment with a blob needs).
+func TestDump(t *testing.T) {
+	dir := t.TempDir()
+	s := spv(t, "copy")
+	for _, b := range []string{"0:" + filepath.Join(dir, "in"), "1:" + filepath.Join(dir, "out")} {
+		if code, out := capture(t, "-spv", s, "-push", "4096", "-buf", "65536:f32,65536", "-groups", "16", "-reps", "2", "-rotate-mib", "1", "-dump", b); code != 0 {
+			t.Fatalf("-dump %s: exit %d, %q", b, code, out)
+		}
+	}
+	in, err := os.ReadFile(filepath.Join(dir, "in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in) != 65536 || !bytes.Equal(in, out) || bytes.Equal(in, make([]byte, len(in))) {
+		t.Fatalf("copy: %d bytes in, %d out, equal %v (want 65536 random bytes copied)", len(in), len(out), bytes.Equal(in, out))
 	}
 }
