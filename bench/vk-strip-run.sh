@@ -3,7 +3,8 @@
 # time goes. Times, with cmd/vktime at 4096 x 4096 and 4096 x 14336 (f16,
 # f32, WG 64), the committed tile and bench/vk/lane-strip.py's cuts of it
 # (memonly: its loads, staging and stores only; nodiv: uncertified d and
-# 1/d; notie: no near-tie pass), then runs bench/quant-1204-run.sh (the
+# 1/d; notie: no near-tie pass; div127: d in exact integers, exact, added
+# after run 05c and not yet timed), then runs bench/quant-1204-run.sh (the
 # quantizer run with the Vulkan path's own floors) in the same call.
 # Needs bin/gen, bin/vktime, .gl/, bench/vk (bash bench/vk-probe-prep.sh and
 # python3 bench/vk/lane-strip.py with its blobs compiled).
@@ -13,7 +14,7 @@ for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 for dt in f16 f32; do eb=2; [ $dt = f32 ] && eb=4
   for k in 4096 14336; do nb=$((k / 32)); blocks=$((4096 * nb)); xb=$((4096 * k * eb)); yb=$((blocks * 36))
-    for b in generated/spirv/quant_q8_1_${dt}_thread.spv bench/vk/exp/quant_q8_1_${dt}_thread_{memonly,nodiv,notie}.spv; do
+    for b in generated/spirv/quant_q8_1_${dt}_thread.spv bench/vk/exp/quant_q8_1_${dt}_thread_{memonly,nodiv,notie,div127}.spv; do
       timeout 60 bin/vktime -reps 10 -spv $b -spec 0=64,1=0,2=1,3=1 -push 4096,$k,$nb,64 -buf $xb:$dt,$yb -groups $((blocks / 64)) -bytes $((xb + yb)) >> "$r/strip.txt" 2>&1
     done
   done

@@ -9,7 +9,11 @@ bench/vk/exp/quant_q8_1_<dt>_thread_<cut>.comp:
            of its elements (no amax, no division, no bytes): the tile's
            memory path alone
   nodiv    d and 1/d by OpFDiv, uncertified (two f32_div calls a block gone)
-  notie    no near-tie pass (the loop that redoes bytes near a .5 boundary)"""
+  notie    no near-tie pass (the loop that redoes bytes near a .5 boundary)
+And one that IS exact by construction, a candidate for the template:
+  div127   d = amax / 127 in integers (f32_div127: 4m + floor(4m / 127)
+           with the remainder as the sticky bit, rounded by f32_round), no
+           OpFDiv and no certification for it; 1 / d as committed"""
 import pathlib, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
@@ -35,3 +39,26 @@ for dt in ("f32", "f16"):
     (out / f"quant_q8_1_{dt}_thread_nodiv.comp").write_text(n)
     t = cut(src, "  while (near != 0u) {", "  near = 0u;\n  while (near != 0u) {", "notie")
     (out / f"quant_q8_1_{dt}_thread_notie.comp").write_text(t)
+    # div127: amax / 127 correctly rounded from amax's bits. amax = m 2^(ea -
+    # 150), m in [2^23, 2^24); m * 2^9 / 127 = 4m + 4m / 127, so q = 4m +
+    # floor(4m / 127) (in [2^25, 2^26 + 2^19): one right shift when it
+    # reaches 2^26) with sticky (4m mod 127) != 0 is the quotient with its 2
+    # guard bits; its leading bit is biased exponent ea - 7 (ea - 6 after the
+    # shift): f32_round gives the correctly rounded binary32, subnormal
+    # results included. Zero, subnormal, Inf and NaN amax keep f32_div.
+    helper = (
+        "// amax / 127 correctly rounded, on bits, in integers (lane-strip.py).\n"
+        "uint f32_div127(uint a) {\n"
+        "  const uint ea = (a >> 23) & 0xFFu;\n"
+        "  if (ea == 0u || ea == 255u) return f32_div(a, 0x42FE0000u);\n"
+        "  const uint m4 = ((a & 0x7FFFFFu) | 0x800000u) << 2;\n"
+        "  uint q = m4 + m4 / 127u;\n"
+        "  bool sticky = m4 % 127u != 0u;\n"
+        "  int e = int(ea) - 7;\n"
+        "  if (q >= 0x4000000u) { sticky = sticky || (q & 1u) != 0u; q >>= 1; e += 1; }\n"
+        "  return (a & 0x80000000u) | f32_round(q, e, sticky);\n"
+        "}\n\n")
+    d = cut(src, "const uint d = f32_div(amaxb, 0x42FE0000u);  // amax / 127\n  const bool zero",
+            "const uint d = f32_div127(amaxb);  // amax / 127\n  const bool zero", "div127")
+    d = cut(d, "// The hardware's add (operands", helper + "// The hardware's add (operands", "div127")
+    (out / f"quant_q8_1_{dt}_thread_div127.comp").write_text(d.replace("NOT exact.", "exact by construction (div127)."))
