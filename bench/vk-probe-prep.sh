@@ -15,5 +15,7 @@ for b in generated/spirv/quant_q8_1_*_thread.spv generated/spirv/quant_q8_1_*_su
 done
 # The lane tile with s after qs (bench/vk/lane-reorder.py): an experiment.
 python3 bench/vk/lane-reorder.py
+# and its cuts (bench/vk/lane-strip.py: bench/vk-strip-run.sh times them)
+python3 bench/vk/lane-strip.py
 for f in bench/vk/exp/*.comp; do glslangValidator -V --target-env vulkan1.2 -o "${f%.comp}.spv" "$f" > /dev/null; done
 ls bench/vk/opt bench/vk/exp | wc -l
