@@ -43,7 +43,7 @@ grep "us a dispatch" "$r/f16dec.txt"
 # internal representations, where it keeps any), for instructions per element.
 mkdir -p "$r/ir"
 timeout 60 bin/vktime -reps 3 -ir "$r/ir/q81-f16-lane" -spv generated/spirv/quant_q8_1_f16_thread.spv -spec 0=64,1=0,2=1,3=1 -push 4096,4096,128,64 -buf 33554432:f16,18874368 -groups 8192 > "$r/ir.txt" 2>&1
-timeout 60 bin/vktime -reps 3 -ir "$r/ir/q8k-f32-sg" -spv generated/spirv/quant_q8k_f32_subgroup.spv -spec 0=128,1=4,2=1 -push 4096,4096,16,8 -buf 67108864:f32,4784128 -groups 8192 >> "$r/ir.txt" 2>&1
+timeout 60 bin/vktime -reps 3 -ir "$r/ir/q8k-f32-sg" -spv generated/spirv/quant_q8k_f32_subgroup.spv -spec 0=128,1=4,2=1 -push 4096,4096,16,8 -buf 67108864:f32,$((65536 * 292)) -groups 8192 >> "$r/ir.txt" 2>&1
 timeout 60 bin/vktime -reps 3 -ir "$r/ir/copy" -spv bench/vk/copy.spv -push 1048576 -buf 16777216:f32,16777216 -groups 4096 >> "$r/ir.txt" 2>&1
 timeout 60 bin/vktime -reps 3 -ir "$r/ir/fma" -spv bench/vk/fma.spv -push 64 -buf 4325376 -groups 4224 -rotate-mib 1 >> "$r/ir.txt" 2>&1
 cat "$r/ir.txt"; ls -la "$r/ir" | head

@@ -219,8 +219,9 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 // cache. KGEN_FORCE narrows the candidates as it narrows Select's (an A/B
 // run: gen bench with KGEN_FORCE=mmvq:tokens=8 times the t8 tiles); a
 // sweep so narrowed is never cached, since its winner is only the best of
-// what the override left (TuneResult.Forced says it was). The list is timed rounds times (at least once), every other round
-// in reverse order, and each variant keeps its fastest round's median: a
+// what the override left (TuneResult.Forced says it was). The list is
+// timed rounds times (at least once), every other round in reverse order,
+// and each variant keeps its fastest round's median: a
 // slow phase of the device (clocks, a fresh allocation) then costs no
 // candidate its place for having been timed during it.
 func TuneRounds(t Timer, dev Device, ops []Op, cache *TuneCache, rounds int) ([]TuneResult, error) {

@@ -17,9 +17,9 @@
 //
 // With -dump N:FILE it writes binding N after the timing (an experiment's
 // output, to compare byte for byte with the committed blob's on the same
-// inputs: -buf's fills are seeded). With -ir PREFIX it also writes what the driver kept of the compiled
-// pipeline (its internal representations: disassembly on some drivers),
-// one file per representation.
+// inputs: -buf's fills are seeded). With -ir PREFIX it also writes what
+// the driver kept of the compiled pipeline (its internal representations:
+// disassembly on some drivers), one file per representation.
 //
 // Exit status: 0 timed, 1 a Vulkan or shader error (-ir on a device
 // without VK_KHR_pipeline_executable_properties included), 2 bad flags.
@@ -98,29 +98,53 @@ func run(args []string) int {
 	for len(g) < 3 {
 		g = append(g, 1)
 	}
+	j := &job{name: *spv, entry: *entry, consts: consts, push: pc, bufs: bs, groups: [3]uint32(g), rotateMiB: *rotate, reps: *reps,
+		dispatches: *dispatches, device: *device, nbytes: *nbytes, stats: *stats, irPrefix: *ir}
 	if *dump != "" {
 		k, file, ok := strings.Cut(*dump, ":")
-		if n, err := strconv.Atoi(k); !ok || err != nil || n < 0 || n >= len(bs) || file == "" {
+		n, err := strconv.Atoi(k)
+		if !ok || err != nil || n < 0 || n >= len(bs) || file == "" {
 			return bad("-dump %q: want N:FILE with N a binding of -buf (0..%d)", *dump, len(bs)-1)
 		}
+		j.dumpBinding, j.dumpFile = n, file
 	}
 	if *reps < 1 || *rotate < 0 || *dispatches < 1 {
 		return bad("-reps and -dispatches must be positive and -rotate-mib not negative")
 	}
-	code, err := os.ReadFile(*spv)
-	if err != nil {
+	if j.code, err = os.ReadFile(*spv); err != nil {
 		fmt.Fprintln(os.Stderr, "vktime:", err)
 		return 1
 	}
-	if err := timeShader(code, *entry, consts, pc, bs, [3]uint32(g), *rotate, *reps, *dispatches, *device, *nbytes, *stats, *ir, *dump, *spv); err != nil {
+	if err := j.run(); err != nil {
 		fmt.Fprintln(os.Stderr, "vktime:", err)
 		return 1
 	}
 	return 0
 }
 
-func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint32, bs []bufSpec, groups [3]uint32,
-	rotateMiB, reps, dispatches, device int, nbytes int64, stats bool, irPrefix, dump, name string) error {
+// job is one timing: the shader, how it is dispatched, and what is
+// printed and written afterwards.
+type job struct {
+	name        string // the SPIR-V file, for the printed line
+	code        []byte
+	entry       string
+	consts      []vulkan.SpecConst
+	push        []uint32
+	bufs        []bufSpec
+	groups      [3]uint32
+	rotateMiB   int
+	reps        int
+	dispatches  int
+	device      int // -1: the first discrete GPU, else device 0
+	nbytes      int64
+	stats       bool
+	irPrefix    string // -ir: "" for none
+	dumpBinding int    // -dump: the binding written to dumpFile
+	dumpFile    string // "" for none
+}
+
+func (j *job) run() error {
+	device := j.device
 	inst, err := vulkan.Open()
 	if err != nil {
 		return err
@@ -141,21 +165,21 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 	}
 	defer d.Close()
 	info := d.Info()
-	if stats && info.PipelineStatistics {
+	if j.stats && info.PipelineStatistics {
 		if err := d.CaptureStatistics(true); err != nil {
 			return err
 		}
 	}
-	if irPrefix != "" {
+	if j.irPrefix != "" {
 		if err := d.CaptureInternalRepresentations(true); err != nil {
 			return err
 		}
 	}
-	push := make([]byte, 4*len(pc))
-	for k, v := range pc {
+	push := make([]byte, 4*len(j.push))
+	for k, v := range j.push {
 		binary.LittleEndian.PutUint32(push[4*k:], v)
 	}
-	p, err := d.NewPipeline(code, entry, consts, len(bs), len(push))
+	p, err := d.NewPipeline(j.code, j.entry, j.consts, len(j.bufs), len(push))
 	if err != nil {
 		return err
 	}
@@ -163,24 +187,24 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 
 	// Copies: enough that a pass touches rotateMiB, at most 512.
 	total := 0
-	for _, b := range bs {
+	for _, b := range j.bufs {
 		total += b.bytes
 	}
 	copies := 1
 	if total > 0 {
-		copies = min(max(1, (rotateMiB<<20+total-1)/total), 512)
+		copies = min(max(1, (j.rotateMiB<<20+total-1)/total), 512)
 	}
 	// One random content per binding, uploaded to each of its copies.
 	rng := rand.New(rand.NewPCG(1, 2))
-	data := make([][]byte, len(bs))
-	for k, b := range bs {
+	data := make([][]byte, len(j.bufs))
+	for k, b := range j.bufs {
 		if b.fill != "zero" {
 			data[k] = bench.ActValues(rng, b.fill, b.bytes)
 		}
 	}
 	sets := make([][]*vulkan.Buffer, copies)
 	for c := range sets {
-		for k, b := range bs {
+		for k, b := range j.bufs {
 			buf, err := d.NewBuffer(b.bytes)
 			if err != nil {
 				return fmt.Errorf("copy %d of %d: %w", c+1, copies, err)
@@ -197,23 +221,23 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 			sets[c] = append(sets[c], buf)
 		}
 	}
-	ds := make([]vulkan.Dispatch, max(copies, dispatches))
+	ds := make([]vulkan.Dispatch, max(copies, j.dispatches))
 	for k := range ds {
-		ds[k] = vulkan.Dispatch{Pipeline: p, Buffers: sets[k%copies], Push: push, Groups: groups}
+		ds[k] = vulkan.Dispatch{Pipeline: p, Buffers: sets[k%copies], Push: push, Groups: j.groups}
 	}
-	ns, err := d.Time(ds, reps)
+	ns, err := d.Time(ds, j.reps)
 	if err != nil {
 		return err
 	}
 	slices.Sort(ns)
 	us := ns[len(ns)/2] / 1e3 / float64(len(ds))
 	line := fmt.Sprintf("%s groups %v: %.3f us a dispatch (median of %d passes of %d dispatches over %d buffer copies; %s)",
-		name, groups, us, reps, len(ds), copies, info.Name)
-	if nbytes > 0 {
-		line += fmt.Sprintf(", %.0f GB/s", float64(nbytes)/us/1e3)
+		j.name, j.groups, us, j.reps, len(ds), copies, info.Name)
+	if j.nbytes > 0 {
+		line += fmt.Sprintf(", %.0f GB/s", float64(j.nbytes)/us/1e3)
 	}
 	fmt.Println(line)
-	if stats && info.PipelineStatistics {
+	if j.stats && info.PipelineStatistics {
 		st, err := p.Statistics()
 		if err != nil {
 			return err
@@ -222,20 +246,18 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 			fmt.Printf("  %s: %s\n", s.Executable, s)
 		}
 	}
-	if dump != "" {
+	if j.dumpFile != "" {
 		// Every copy was dispatched at least once (ds covers them all), and
 		// each dispatch of a copy computes the same from the same inputs.
-		k, file, _ := strings.Cut(dump, ":")
-		n, _ := strconv.Atoi(k)
-		buf := make([]byte, bs[n].bytes)
-		if err := sets[0][n].Download(buf); err != nil {
+		buf := make([]byte, j.bufs[j.dumpBinding].bytes)
+		if err := sets[0][j.dumpBinding].Download(buf); err != nil {
 			return err
 		}
-		if err := os.WriteFile(file, buf, 0o644); err != nil {
+		if err := os.WriteFile(j.dumpFile, buf, 0o644); err != nil {
 			return err
 		}
 	}
-	if irPrefix != "" {
+	if j.irPrefix != "" {
 		rs, err := p.InternalRepresentations()
 		if err != nil {
 			return err
@@ -244,9 +266,9 @@ func timeShader(code []byte, entry string, consts []vulkan.SpecConst, pc []uint3
 			fmt.Println("  the driver kept no internal representation")
 		}
 		for k, r := range rs {
-			file := fmt.Sprintf("%s-%d.bin", irPrefix, k)
+			file := fmt.Sprintf("%s-%d.bin", j.irPrefix, k)
 			if r.Text {
-				file = fmt.Sprintf("%s-%d.txt", irPrefix, k)
+				file = fmt.Sprintf("%s-%d.txt", j.irPrefix, k)
 			}
 			if err := os.WriteFile(file, r.Data, 0o644); err != nil {
 				return err

@@ -41,13 +41,20 @@ func (s Statistic) String() string {
 // statistics for Pipeline.Statistics (it may make building them slower).
 // It fails on a device without VK_KHR_pipeline_executable_properties.
 func (d *Device) CaptureStatistics(on bool) error {
+	return d.setCapture(&d.capture, on, "pipeline statistics")
+}
+
+// setCapture sets one of the device's capture flags; turning one on needs
+// VK_KHR_pipeline_executable_properties (what names the query, for the
+// error).
+func (d *Device) setCapture(flag *bool, on bool, what string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if on && d.stats == nil {
-		return fmt.Errorf("vulkan: device %q (%s) does not report pipeline statistics (no VK_KHR_pipeline_executable_properties)",
-			d.info.Name, d.info.DriverInfo)
+		return fmt.Errorf("vulkan: device %q (%s) does not report %s (no VK_KHR_pipeline_executable_properties)",
+			d.info.Name, d.info.DriverInfo, what)
 	}
-	d.capture = on
+	*flag = on
 	return nil
 }
 
@@ -56,14 +63,7 @@ func (d *Device) CaptureStatistics(on bool) error {
 // (drivers choose what they give: an IR, disassembly, or nothing). It
 // fails on a device without VK_KHR_pipeline_executable_properties.
 func (d *Device) CaptureInternalRepresentations(on bool) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if on && d.stats == nil {
-		return fmt.Errorf("vulkan: device %q (%s) does not report internal representations (no VK_KHR_pipeline_executable_properties)",
-			d.info.Name, d.info.DriverInfo)
-	}
-	d.captureIR = on
-	return nil
+	return d.setCapture(&d.captureIR, on, "internal representations")
 }
 
 // Representation is one internal representation of a pipeline executable
@@ -84,31 +84,26 @@ func (p *Pipeline) InternalRepresentations() ([]Representation, error) {
 	err := p.eachExecutable("internal representations", p.capturedIR, "CaptureInternalRepresentations",
 		func(pn *runtime.Pinner, ei *vkPipelineExecutableInfoKHR, exe string) error {
 			d := p.d
-			var m uint32
-			if err := check("vkGetPipelineExecutableInternalRepresentationsKHR", d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, nil)); err != nil {
+			const name = "vkGetPipelineExecutableInternalRepresentationsKHR"
+			call := func(n *uint32, first *vkPipelineExecutableInternalRepresentationKHR) int32 {
+				return d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, n, first)
+			}
+			// enumerate's second call fills in each representation's size;
+			// a third, into buffers of those sizes, its data.
+			rs, err := enumerate(pn, name, func(r *vkPipelineExecutableInternalRepresentationKHR) { r.sType = stPipelineExecutableInternalReprKHR }, call)
+			if err != nil || len(rs) == 0 {
 				return err
 			}
-			if m == 0 {
-				return nil
-			}
-			// Two calls: the first fills in each representation's size, the
-			// second its data.
-			rs := make([]vkPipelineExecutableInternalRepresentationKHR, m)
+			bufs := make([][]byte, len(rs))
 			for j := range rs {
-				rs[j].sType = stPipelineExecutableInternalReprKHR
-			}
-			if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(pn, rs)); r != vkSuccess && r != vkIncomplete {
-				return check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
-			}
-			bufs := make([][]byte, m)
-			for j := range rs[:m] {
 				if rs[j].dataSize > 0 {
 					bufs[j] = make([]byte, rs[j].dataSize)
 					rs[j].pData = unsafe.Pointer(pinSlice(pn, bufs[j]))
 				}
 			}
-			if r := d.stats.GetPipelineExecutableInternalRepresentationsKHR(d.handle, ei, &m, pinSlice(pn, rs)); r != vkSuccess && r != vkIncomplete {
-				return check("vkGetPipelineExecutableInternalRepresentationsKHR", r)
+			m := uint32(len(rs))
+			if r := call(&m, pinSlice(pn, rs)); r != vkSuccess && r != vkIncomplete {
+				return check(name, r)
 			}
 			for j, r := range rs[:m] {
 				data := bufs[j][:min(int(r.dataSize), len(bufs[j]))]
@@ -159,25 +154,40 @@ func (p *Pipeline) eachExecutable(what string, captured bool, capture string, fn
 func (p *Pipeline) executables(pn *runtime.Pinner) ([]string, error) {
 	d := p.d
 	info := pin(pn, &vkPipelineInfoKHR{sType: stPipelineInfoKHR, pipeline: p.pipeline})
+	props, err := enumerate(pn, "vkGetPipelineExecutablePropertiesKHR",
+		func(x *vkPipelineExecutablePropertiesKHR) { x.sType = stPipelineExecutablePropertiesKHR },
+		func(n *uint32, first *vkPipelineExecutablePropertiesKHR) int32 {
+			return d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, n, first)
+		})
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(props))
+	for k := range props {
+		names[k] = gostr(props[k].name[:])
+	}
+	return names, nil
+}
+
+// enumerate is Vulkan's two-call query: call(&n, nil) for the count, then
+// call(&n, first) into n elements, each prepared by init (its sType);
+// VK_INCOMPLETE keeps the n written. name is the entry point, for errors.
+func enumerate[T any](pn *runtime.Pinner, name string, init func(*T), call func(n *uint32, first *T) int32) ([]T, error) {
 	var n uint32
-	if err := check("vkGetPipelineExecutablePropertiesKHR", d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, nil)); err != nil {
+	if err := check(name, call(&n, nil)); err != nil {
 		return nil, err
 	}
 	if n == 0 {
 		return nil, nil
 	}
-	props := make([]vkPipelineExecutablePropertiesKHR, n)
-	for k := range props {
-		props[k].sType = stPipelineExecutablePropertiesKHR
+	xs := make([]T, n)
+	for k := range xs {
+		init(&xs[k])
 	}
-	if r := d.stats.GetPipelineExecutablePropertiesKHR(d.handle, info, &n, pinSlice(pn, props)); r != vkSuccess && r != vkIncomplete {
-		return nil, check("vkGetPipelineExecutablePropertiesKHR", r)
+	if r := call(&n, pinSlice(pn, xs)); r != vkSuccess && r != vkIncomplete {
+		return nil, check(name, r)
 	}
-	names := make([]string, n)
-	for k := range props[:n] {
-		names[k] = gostr(props[k].name[:])
-	}
-	return names, nil
+	return xs[:n], nil
 }
 
 // Statistics returns what the driver reports about each executable of the
@@ -188,21 +198,15 @@ func (p *Pipeline) Statistics() ([]Statistic, error) {
 	err := p.eachExecutable("pipeline statistics", p.captured, "CaptureStatistics",
 		func(pn *runtime.Pinner, ei *vkPipelineExecutableInfoKHR, exe string) error {
 			d := p.d
-			var m uint32
-			if err := check("vkGetPipelineExecutableStatisticsKHR", d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, nil)); err != nil {
+			st, err := enumerate(pn, "vkGetPipelineExecutableStatisticsKHR",
+				func(x *vkPipelineExecutableStatisticKHR) { x.sType = stPipelineExecutableStatisticKHR },
+				func(n *uint32, first *vkPipelineExecutableStatisticKHR) int32 {
+					return d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, n, first)
+				})
+			if err != nil {
 				return err
 			}
-			if m == 0 {
-				return nil
-			}
-			st := make([]vkPipelineExecutableStatisticKHR, m)
-			for j := range st {
-				st[j].sType = stPipelineExecutableStatisticKHR
-			}
-			if r := d.stats.GetPipelineExecutableStatisticsKHR(d.handle, ei, &m, pinSlice(pn, st)); r != vkSuccess && r != vkIncomplete {
-				return check("vkGetPipelineExecutableStatisticsKHR", r)
-			}
-			for _, s := range st[:m] {
+			for _, s := range st {
 				out = append(out, Statistic{Executable: exe, Name: gostr(s.name[:]), Description: gostr(s.description[:]), Value: statValue(s.format, s.value)})
 			}
 			return nil
