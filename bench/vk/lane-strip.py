@@ -13,7 +13,10 @@ bench/vk/exp/quant_q8_1_<dt>_thread_<cut>.comp:
 And one that IS exact by construction, a candidate for the template:
   div127   d = amax / 127 in integers (f32_div127: 4m + floor(4m / 127)
            with the remainder as the sticky bit, rounded by f32_round), no
-           OpFDiv and no certification for it; 1 / d as committed"""
+           OpFDiv and no certification for it; 1 / d as committed
+  div127inv  div127, and 1 / d from OpFDiv uncertified: exact while OpFDiv
+           errs by at most 4 ulps (Vulkan: 2.5), the near-tie window widened
+           (bench/vk/inv-window-check.py)"""
 import pathlib, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
@@ -62,3 +65,12 @@ for dt in ("f32", "f16"):
             "const uint d = f32_div127(amaxb);  // amax / 127\n  const bool zero", "div127")
     d = cut(d, "// The hardware's add (operands", helper + "// The hardware's add (operands", "div127")
     (out / f"quant_q8_1_{dt}_thread_div127.comp").write_text(d.replace("NOT exact.", "exact by construction (div127)."))
+    # div127inv: div127 and 1 / d straight from OpFDiv (Vulkan bounds its
+    # error by 2.5 ulp for this range of d), no certification at all. The
+    # lane tile's argument with inv off by up to 4 ulps: c within 1.98 +
+    # 0.25 of (x / d) 2^15, so T within 2.98 of F + 3 with the bias one
+    # higher (2^23 + 2^22 + 2^14 + 3); near a tie means T mod 2^15 < 8.
+    v = cut(d, "fast ? f32_div(0x3F800000u, d) : 0u", "fast ? floatBitsToUint(1.0 / uintBitsToFloat(d)) : 0u", "div127inv")
+    v = cut(v, "const float kBias = 12599298.0;", "const float kBias = 12599299.0;", "div127inv")
+    v = cut(v, "if ((tb & 0x7FFCu) == 0u)", "if ((tb & 0x7FF8u) == 0u)", "div127inv")
+    (out / f"quant_q8_1_{dt}_thread_div127inv.comp").write_text(v.replace("NOT exact.", "exact by the 2.5-ulp bound (div127inv)."))
