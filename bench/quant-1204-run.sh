@@ -40,6 +40,7 @@ done
 wait $vk
 tail -qn 2 "$r"/verify-vulkan-*.txt | tee -a "$r/log.txt"
 phase 10 20 python3 bench/copy-bw.py > "$r/copy.txt" 2>&1
+phase 10 40 python3 bench/copy-sizes.py > "$r/copy-same.txt" 2>&1; cat "$r/copy-same.txt" | tee -a "$r/log.txt"
 tail -n 1 "$r/copy.txt" | tee -a "$r/log.txt"
 phase 3 10 /tmp/empty > "$r/empty.txt" 2>&1; tail -n 4 "$r/empty.txt" | tee -a "$r/log.txt"
 # The Vulkan path's own floor and copy roof (added 2026-12-05; benchreport

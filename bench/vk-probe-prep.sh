@@ -17,5 +17,9 @@ done
 python3 bench/vk/lane-reorder.py
 # and its cuts (bench/vk/lane-strip.py: bench/vk-strip-run.sh times them)
 python3 bench/vk/lane-strip.py
+# the 16-byte store (bench/vk/lane-store.py) and the tile before div127inv,
+# as committed (bench/div127-run.sh times them against the generated one)
+python3 bench/vk/lane-store.py
+for dt in f16 f32; do git show 5eca768:generated/spirv/quant_q8_1_${dt}_thread.spv > bench/vk/exp/quant_q8_1_${dt}_thread_committed.spv; done
 for f in bench/vk/exp/*.comp; do glslangValidator -V --target-env vulkan1.2 -o "${f%.comp}.spv" "$f" > /dev/null; done
 ls bench/vk/opt bench/vk/exp | wc -l

@@ -163,6 +163,34 @@ uint f32_div(uint a, uint b) {
   return f32_div_exact(a, b);
 }
 
+// amax / 127 correctly rounded, on bits, in integers: no OpFDiv to
+// certify. A normal a is m 2^(ea - 150), m in [2^23, 2^24); m 2^9 / 127 =
+// 4m + 4m / 127, so q = 4m + floor(4m / 127) (in [2^25, 2^26 + 2^19): one
+// right shift once it reaches 2^26) with sticky (4m mod 127) != 0 is the
+// quotient with two guard bits, its leading bit at biased exponent ea - 7;
+// f32_round rounds it (subnormal results included). Checked for every
+// significand and the rational edge cases by bench/vk/div127-check.py.
+// Zero, subnormal, Inf and NaN a take f32_div.
+uint f32_div127(uint a) {
+  const uint ea = (a >> 23) & 0xFFu;
+  if (ea == 0u || ea == 255u) return f32_div(a, 0x42FE0000u);
+  const uint m4 = ((a & 0x7FFFFFu) | 0x800000u) << 2;
+  uint q = m4 + m4 / 127u;
+  bool sticky = m4 % 127u != 0u;
+  int e = int(ea) - 7;
+  if (q >= 0x4000000u) { sticky = sticky || (q & 1u) != 0u; q >>= 1; e += 1; }
+  return (a & 0x80000000u) | f32_round(q, e, sticky);
+}
+
+// 1 / d from OpFDiv, not certified, for a d whose reciprocal is normal: a
+// caller must tolerate 4 ulps of error (Vulkan allows 2.5). Under DIV_SKEW
+// the quotient moves by -3..3 ulps (never garbled: the error stays bounded).
+uint f32_inv_hw(uint d) {
+  precise float q = 1.0 / uintBitsToFloat(d);
+  const uint c = floatBitsToUint(q);
+  return DIV_SKEW != 0u ? c + (f32_skew(0x3F800000u, d, c) - c + 3u) % 7u - 3u : c;
+}
+
 // |a| * 2^100 for |a| < 2^-74 (exact: built from the bits; subnormals
 // become normal).
 float f32_up100(uint a) {
@@ -312,18 +340,23 @@ uint q81_byte(uint xb, uint d, float inv, bool fast) {
 
 // ---- The lane tile (FIXED = 1): a lane per block, decided without dividing
 // The HIP lane tile's algorithm (q8_1.hip.tmpl, q8_1l and the exactness
-// argument above kBias): with d = amax / 127 and inv = 1 / d correctly
-// rounded (f32_div: certified in integers) and amax in [2^-100, FLT_MAX],
-// c = RN(x * inv * 2^15) lies within 0.5 of (x / d) 2^15 and the
-// reference's quotient q* = RN(x / d) within 0.25 of it (both scaled by
-// 2^15). t = RN(c + kBias), kBias = 2^23 + 2^22 + 2^14 + 2, has ulp 1, and
-// T = bits(t) - 0x4B000000 is within 1.25 of F + 2, F = (q* + 128.5) 2^15;
-// q* is a tie exactly when F is a multiple of 2^15. If T mod 2^15 >= 4, no
-// tie lies between, roundf(q*) = floor(T / 2^15) - 128: bits 15..22 of
-// bits(t), the top one flipped. Elements with T mod 2^15 < 4 (near a tie,
-// exact ties included) are recomputed as qbyte of the correctly rounded
-// quotient (a bit each in a 32-bit mask). A subnormal x gives |c| < 2^-104,
-// so t = kBias (byte 0) however c is rounded or flushed. Every multiply and
+// argument above kBias) with a wider window, so that 1 / d needs no
+// certification: d = amax / 127 correctly rounded (f32_div127, in
+// integers), inv = 1 / d from OpFDiv (f32_inv_hw: Vulkan allows 2.5 ulps;
+// the window holds for 4) and amax in [2^-100, FLT_MAX]. Then c = RN(x *
+// inv * 2^15) lies within 1.98 + 0.25 of (x / d) 2^15 (|x / d| <= 127, 4
+// ulps of inv are 8 2^-24 relative) and the reference's quotient q* = RN(x
+// / d) within 0.25 of it (both scaled by 2^15). t = RN(c + kBias), kBias =
+// 2^23 + 2^22 + 2^14 + 3, has ulp 1, and T = bits(t) - 0x4B000000 is within
+// 2.98 of F + 3, F = (q* + 128.5) 2^15, so in [F + 1, F + 5] when F is an
+// integer; q* is a tie exactly when F is a multiple of 2^15. If T mod 2^15
+// >= 8, no tie lies between, roundf(q*) = floor(T / 2^15) - 128: bits
+// 15..22 of bits(t), the top one flipped. runtime/ref's TestLaneWindow*
+// run this in binary32 with inv off by -4..4 ulps. Elements with T mod
+// 2^15 < 8 (near a tie, exact ties included) are recomputed as qbyte of
+// the correctly rounded quotient (a bit each in a 32-bit mask). A
+// subnormal x gives |c| < 2^-3, so t = kBias (byte 0) however c is
+// rounded or flushed. Every multiply and
 // add is `precise` (NoContraction): the product must be rounded before the
 // add. A block whose largest |x| as an integer (NaN bits above Inf) is
 // outside [2^-100, FLT_MAX] (zero, tiny, Inf, NaN) takes every byte from
@@ -332,7 +365,7 @@ uint q81_byte(uint xb, uint d, float inv, bool fast) {
 // for m = 16 .. 1, the hardware's adds when every nonzero |x| >= 2^-100
 // (the partial sums are then multiples of 2^-123: normal or zero; f16
 // input always: its least nonzero magnitude is 2^-24), f32_add otherwise.
-const float kBias = 12599298.0;  // 2^23 + 2^22 + 2^14 + 2
+const float kBias = 12599299.0;  // 2^23 + 2^22 + 2^14 + 3
 const uint XPER = 4u;  // elements per 16-byte word
 const uint NC = QK / XPER;  // 16-byte words a block
 // Staging (full workgroups): X as 16-byte words, Y as 9 words a block.
@@ -369,9 +402,9 @@ void q81l_block(const uint xb[32], uint off, uint kleft, out uint ow[9]) {
     [[unroll]] for (uint j = 0u; j < QK; ++j) kmax = max(kmax, int((xb[j] & 0x7FFFFFFFu) + 0x7FFFFFu));
     amaxb = kmax == 0 ? 0x7FC00000u : uint(kmax) - 0x7FFFFFu;
   }
-  const uint d = f32_div(amaxb, 0x42FE0000u);  // amax / 127
+  const uint d = f32_div127(amaxb);  // amax / 127
   const bool zero = amaxb == 0u;
-  precise float inv = uintBitsToFloat(fast ? f32_div(0x3F800000u, d) : 0u) * 32768.0;  // 2^15 / d
+  precise float inv = uintBitsToFloat(fast ? f32_inv_hw(d) : 0u) * 32768.0;  // 2^15 / d
 
   // s: 5 steps, each unrolled (its trip count a constant); f16 input
   // always takes the hardware's adds
@@ -391,7 +424,7 @@ void q81l_block(const uint xb[32], uint off, uint kleft, out uint ow[9]) {
       precise float c = uintBitsToFloat(xb[4u * w + i]) * inv;
       precise float t = c + kBias;
       const uint tb = floatBitsToUint(t);
-      if ((tb & 0x7FFCu) == 0u) near |= 1u << (4u * w + i);
+      if ((tb & 0x7FF8u) == 0u) near |= 1u << (4u * w + i);
       word |= ((tb >> 15) & 0xFFu) << (8u * i);
     }
     ow[1u + w] = word ^ 0x80808080u;  // every byte is redone when !fast

@@ -154,6 +154,34 @@ uint f32_div(uint a, uint b) {
   return f32_div_exact(a, b);
 }
 
+// amax / 127 correctly rounded, on bits, in integers: no OpFDiv to
+// certify. A normal a is m 2^(ea - 150), m in [2^23, 2^24); m 2^9 / 127 =
+// 4m + 4m / 127, so q = 4m + floor(4m / 127) (in [2^25, 2^26 + 2^19): one
+// right shift once it reaches 2^26) with sticky (4m mod 127) != 0 is the
+// quotient with two guard bits, its leading bit at biased exponent ea - 7;
+// f32_round rounds it (subnormal results included). Checked for every
+// significand and the rational edge cases by bench/vk/div127-check.py.
+// Zero, subnormal, Inf and NaN a take f32_div.
+uint f32_div127(uint a) {
+  const uint ea = (a >> 23) & 0xFFu;
+  if (ea == 0u || ea == 255u) return f32_div(a, 0x42FE0000u);
+  const uint m4 = ((a & 0x7FFFFFu) | 0x800000u) << 2;
+  uint q = m4 + m4 / 127u;
+  bool sticky = m4 % 127u != 0u;
+  int e = int(ea) - 7;
+  if (q >= 0x4000000u) { sticky = sticky || (q & 1u) != 0u; q >>= 1; e += 1; }
+  return (a & 0x80000000u) | f32_round(q, e, sticky);
+}
+
+// 1 / d from OpFDiv, not certified, for a d whose reciprocal is normal: a
+// caller must tolerate 4 ulps of error (Vulkan allows 2.5). Under DIV_SKEW
+// the quotient moves by -3..3 ulps (never garbled: the error stays bounded).
+uint f32_inv_hw(uint d) {
+  precise float q = 1.0 / uintBitsToFloat(d);
+  const uint c = floatBitsToUint(q);
+  return DIV_SKEW != 0u ? c + (f32_skew(0x3F800000u, d, c) - c + 3u) % 7u - 3u : c;
+}
+
 // |a| * 2^100 for |a| < 2^-74 (exact: built from the bits; subnormals
 // become normal).
 float f32_up100(uint a) {

@@ -732,7 +732,7 @@ KG_DEVICE void q8_1v2(const uint8_t* __restrict__ X, uint32_t* __restrict__ Y, i
 // 15..22 of bits(t) with the top bit flipped. Elements with T mod 2^15 < 4
 // (near a tie, exact ties included) are redone after the block is stored:
 // their byte is qbyte of the correctly rounded quotient, as every byte of
-// the thread tile. A subnormal x gives |Q 2^15| < 2^-104, so t = kBias (byte
+// the thread tile. A subnormal x gives |Q 2^15| < 2^-3, so t = kBias (byte
 // 0) however c is rounded or flushed. A block whose largest |x| (compared as
 // integers: NaN bits are the largest) is outside [2^-100, FLT_MAX] (zero,
 // tiny, Inf, NaN) takes every byte from the correctly rounded quotient, with

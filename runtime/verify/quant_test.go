@@ -164,9 +164,11 @@ func TestQuantGeometries(t *testing.T) {
 // test-only specialization constant DIV_SKEW (templates/quant/glsl.inc.tmpl)
 // set: each OpFDiv quotient is moved by up to 3 ulps or garbled before the
 // kernels certify it, as a device whose division is not correctly rounded
-// (Vulkan allows 2.5 ulps) would give it. Lavapipe divides exactly, so
-// without this the corrections and fallbacks of the certification would
-// never run here. The bytes must not change.
+// (Vulkan allows 2.5 ulps) would give it; the lane tile's uncertified 1 / d
+// (f32_inv_hw) is moved by up to 3 ulps, never garbled. Lavapipe divides
+// exactly, so without this the corrections and fallbacks of the
+// certification, and the lane tile's widened near-tie window, would never
+// run here. The bytes must not change.
 func TestQuantSkewedDivision(t *testing.T) {
 	const divSkewID = 100
 	r := openLavapipe(t)
