@@ -21,5 +21,8 @@ python3 bench/vk/lane-strip.py
 # as committed (bench/div127-run.sh times them against the generated one)
 python3 bench/vk/lane-store.py
 for dt in f16 f32; do git show 5eca768:generated/spirv/quant_q8_1_${dt}_thread.spv > bench/vk/exp/quant_q8_1_${dt}_thread_committed.spv; done
+# what the exact-division code costs the tiles as generated now
+# (bench/vk/exact-cost.py: bench/exact-cost-run.sh times it)
+python3 bench/vk/exact-cost.py
 for f in bench/vk/exp/*.comp; do glslangValidator -V --target-env vulkan1.2 -o "${f%.comp}.spv" "$f" > /dev/null; done
 ls bench/vk/opt bench/vk/exp | wc -l
