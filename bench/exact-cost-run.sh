@@ -6,8 +6,8 @@
 # near-tie pass (notie); the Q8_K lane-vector tile as the heuristic's
 # "multi" (WG 128, 4 subgroups, 8 superblocks a workgroup) as generated,
 # noexact, with both divisions straight from OpFDiv (nodiv; none of these
-# cuts is exact), and l8 (8 lanes a superblock: exact; its bytes compared
-# with the generated blob's here, -dump, at 64 x 4096 and 3 x 14336). Needs bin/vktime, .gl/, bench/vk
+# cuts is exact), l8 and l4 (8 or 4 lanes a superblock: exact; their bytes
+# compared with the generated blob's here, -dump, at 64 x 4096 and 3 x 14336). Needs bin/vktime, .gl/, bench/vk
 # (bash bench/vk-probe-prep.sh).
 set -u
 out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
@@ -22,7 +22,7 @@ for dt in f16 f32; do eb=2; [ $dt = f32 ] && eb=4
       timeout 60 bin/vktime -reps 10 -spv $b -spec 0=64,1=0,2=1,3=1 -push 4096,$k,$nb,64 -buf $xb:$dt,$yb -groups $((blocks / 64)) -bytes $((xb + yb)) >> "$r/cost.txt" 2>&1
     done
     nk=$((k / 256)); bk=$((4096 * nk)); ykb=$((bk * 292))
-    for b in generated/spirv/quant_q8k_${dt}_subgroup.spv bench/vk/exp/quant_q8k_${dt}_subgroup_cost_{noexact,nodiv,l8}.spv; do
+    for b in generated/spirv/quant_q8k_${dt}_subgroup.spv bench/vk/exp/quant_q8k_${dt}_subgroup_cost_{noexact,nodiv,l8,l4}.spv; do
       echo "round $round $dt K $k $b" >> "$r/cost.txt"
       timeout 60 bin/vktime -reps 10 -spv $b -spec 0=128,1=4 -push 4096,$k,$nk,8 -buf $xb:$dt,$ykb -groups $((bk / 8)) -bytes $((xb + ykb)) >> "$r/cost.txt" 2>&1
     done
@@ -31,10 +31,12 @@ done
 done
 for dt in f16 f32; do eb=2; [ $dt = f32 ] && eb=4
   for rk in 64:4096 3:14336; do rows=${rk%:*}; k=${rk#*:}; nk=$((k / 256))
-    for b in generated/spirv/quant_q8k_${dt}_subgroup.spv bench/vk/exp/quant_q8k_${dt}_subgroup_cost_l8.spv; do
+    for b in generated/spirv/quant_q8k_${dt}_subgroup.spv bench/vk/exp/quant_q8k_${dt}_subgroup_cost_{l8,l4}.spv; do
       timeout 60 bin/vktime -reps 1 -spv $b -spec 0=128,1=4 -push $rows,$k,$nk,8 -buf $((rows * k * eb)):$dt,$((rows * nk * 292)) -groups $(((rows * nk + 7) / 8)) -dump 1:/tmp/$(basename $b).$rows.bin > /dev/null 2>&1
     done
-    cmp /tmp/quant_q8k_${dt}_subgroup.spv.$rows.bin /tmp/quant_q8k_${dt}_subgroup_cost_l8.spv.$rows.bin && echo "l8 $dt $rows x $k: identical to the generated blob" >> "$r/cost.txt"
+    for c in l8 l4; do
+      cmp /tmp/quant_q8k_${dt}_subgroup.spv.$rows.bin /tmp/quant_q8k_${dt}_subgroup_cost_$c.spv.$rows.bin && echo "$c $dt $rows x $k: identical to the generated blob" >> "$r/cost.txt"
+    done
   done
 done
 grep -E "^round|us a dispatch|identical|differ" "$r/cost.txt"

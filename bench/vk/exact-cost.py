@@ -14,7 +14,8 @@ and one exact by construction, a candidate for the template:
   l8       (Q8_K) 8 lanes a superblock, 32 elements each (LMAX 8: the
            layout a subgroup of 8 already gets), 4 superblocks a subgroup of
            32, so a warp's two certified divisions serve 1024 elements, not
-           512"""
+           512
+  l4       (Q8_K) 4 lanes a superblock, 64 elements each (MAXE 64)"""
 import pathlib, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
@@ -41,5 +42,7 @@ for dt in ("f32", "f16"):
             (out / f"{blob}_cost_nodiv.comp").write_text(n)
             l8 = cut(src, "const uint LMAX = 16u;", "const uint LMAX = 8u;", "l8")
             (out / f"{blob}_cost_l8.comp").write_text(l8.replace("NOT exact.", "exact (l8)."))
+            l4 = cut(cut(src, "const uint LMAX = 16u;", "const uint LMAX = 4u;", "l4"), "const uint MAXE = QK / 8u;", "const uint MAXE = QK / 4u;", "l4")
+            (out / f"{blob}_cost_l4.comp").write_text(l4.replace("NOT exact.", "exact (l4)."))
         else:
             (out / f"{blob}_cost_notie.comp").write_text(cut(src, "  while (near != 0u) {", "  near = 0u;\n  while (near != 0u) {", "notie"))
