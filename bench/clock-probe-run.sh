@@ -12,10 +12,8 @@
 # for the mmvq family (the t3/t5/t6/t7 tiles, new on the nvidia class).
 # Needs bin/gen, bin/vktime, .gl/, bench/vk/*.spv (bash bench/vk-probe-prep.sh).
 set -u
-out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
+. bench/device-env.sh
 trap 'tar -C "$out" -czf "$out/r.tgz" r' EXIT
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvcc -O3 -arch=sm_90 -o /tmp/fma bench/fma.cu &
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER > "$r/smi-q.txt" 2>&1
 smi() { nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,pstate,power.draw,clocks_throttle_reasons.active --format=csv,noheader -lms 20 > "$r/smi-$1.txt" 2>&1 & echo $!; }

@@ -10,9 +10,7 @@
 # compared with the generated blob's here, -dump, at 64 x 4096 and 3 x 14336). Needs bin/vktime, .gl/, bench/vk
 # (bash bench/vk-probe-prep.sh).
 set -u
-out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. bench/device-env.sh
 for round in 1 2; do
 for dt in f16 f32; do eb=2; [ $dt = f32 ] && eb=4
   for k in 4096 14336; do

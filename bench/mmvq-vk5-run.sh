@@ -10,9 +10,7 @@
 # .peers/ggml-vulkan (carried). Writes into $OUT/r (no archive: the
 # caller's script packs r).
 set -u
-out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
-[ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || { for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig; }
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. bench/device-env.sh
 export KGEN_TUNE_CACHE=off
 timeout 90 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k --shapes bench/mmvq-ggml.yaml --pair f32 \
   --timing ggml --reps 5 --out "$r/mmvq-ggml-vulkan.json" > "$r/mmvq-ggml-vulkan.txt" 2>&1

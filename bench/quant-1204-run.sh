@@ -14,14 +14,12 @@
 # -vkcopy.txt).
 set -u
 DEADLINE=${DEADLINE:-420}
-out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
+. bench/device-env.sh
 trap 'tar -C "$out" -czf "$out/r.tgz" r' EXIT
 log() { echo "[+${SECONDS}s] $*" | tee -a "$r/log.txt"; }
 t() { command timeout -k 3 "$@"; }
 left() { echo $((DEADLINE - SECONDS)); }
 phase() { local need=$1 cap=$2; shift 2; local l=$(( $(left) - 5 )); if [ "$l" -lt "$need" ]; then log "skip (${l}s left): $*"; return 0; fi; [ "$l" -lt "$cap" ] && cap=$l; t "$cap" "$@"; }
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
 mkdir -p /tmp/nv
 nvcc -O3 -arch=sm_90 -o /tmp/empty bench/empty-launch.cu &

@@ -16,18 +16,7 @@ and one exact by construction, a candidate for the template:
            32, so a warp's two certified divisions serve 1024 elements, not
            512
   l4       (Q8_K) 4 lanes a superblock, 64 elements each (MAXE 64)"""
-import pathlib, sys
-
-root = pathlib.Path(__file__).resolve().parents[2]
-out = root / "bench/vk/exp"
-out.mkdir(exist_ok=True)
-
-
-def cut(src, old, new, what):
-    if old not in src:
-        sys.exit(f"{what}: {old!r} not found; update {__file__}")
-    return src.replace(old, new)
-
+from cuts import cut, out, root
 
 NOEXACT = ("  }\n  return f32_div_exact(a, b);\n}",
            "  }\n  return floatBitsToUint(uintBitsToFloat(a) / uintBitsToFloat(b));\n}")

@@ -10,18 +10,7 @@ bench/vk/exp/quant_q8_1_<dt>_thread_<cut>.comp:
                uvec4; a full workgroup's WG x 36 bytes is whole 16-byte
                words when WG % 4 == 0): exact, the same bytes
   st16memonly  lane-strip.py's memonly cut of st16: the memory path alone"""
-import pathlib, sys
-
-root = pathlib.Path(__file__).resolve().parents[2]
-out = root / "bench/vk/exp"
-out.mkdir(exist_ok=True)
-
-
-def cut(src, old, new, what):
-    if old not in src:
-        sys.exit(f"{what}: {old!r} not found; update {__file__}")
-    return src.replace(old, new)
-
+from cuts import cut, out, root
 
 for dt in ("f32", "f16"):
     src = (root / f"generated/glsl/quant_q8_1_{dt}_thread.comp").read_text()

@@ -17,19 +17,13 @@ And one that IS exact by construction, a candidate for the template:
            OpFDiv and no certification for it; 1 / d as committed
   div127inv  div127, and 1 / d from OpFDiv uncertified: exact while OpFDiv
            errs by at most 4 ulps (Vulkan: 2.5), the near-tie window widened
-           (bench/vk/inv-window-check.py)"""
-import pathlib, subprocess, sys
+           (runtime/ref TestLaneWindow*)"""
+import subprocess
 
-root = pathlib.Path(__file__).resolve().parents[2]
+from cuts import cut, out, root
+
 BASE = "5eca768"  # the last commit with the certified 1 / d
-out = root / "bench/vk/exp"
-out.mkdir(exist_ok=True)
 
-
-def cut(src, old, new, what):
-    if old not in src:
-        sys.exit(f"{what}: {old!r} not found; update {__file__}")
-    return src.replace(old, new)
 
 
 for dt in ("f32", "f16"):
