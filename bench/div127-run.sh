@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 12, 2026-12-05: the Vulkan Q8_1 lane tile with d = amax/127 in exact
-# integers (bench/vk/lane-strip.py's div127, exact: bench/vk/div127-check.py)
+# integers (bench/vk/lane-strip.py's div127, exact: runtime/ref TestDiv127)
 # and div127inv (1 / d uncertified from OpFDiv, near-tie window widened)
 # against the tile committed before them (bench/vk/exp/..._committed.spv:
 # git show 5eca768:generated/spirv/quant_q8_1_<dt>_thread.spv) and the

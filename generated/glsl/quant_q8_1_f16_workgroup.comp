@@ -166,9 +166,10 @@ uint f32_div(uint a, uint b) {
 // 4m + 4m / 127, so q = 4m + floor(4m / 127) (in [2^25, 2^26 + 2^19): one
 // right shift once it reaches 2^26) with sticky (4m mod 127) != 0 is the
 // quotient with two guard bits, its leading bit at biased exponent ea - 7;
-// f32_round rounds it (subnormal results included). Checked for every
-// significand and the rational edge cases by bench/vk/div127-check.py.
-// Zero, subnormal, Inf and NaN a take f32_div.
+// f32_round rounds it (subnormal results included). runtime/ref's
+// TestDiv127 checks a line-for-line port against IEEE division for every
+// significand at each exponent with a subnormal or boundary quotient and
+// at two normal ones. Zero, subnormal, Inf and NaN a take f32_div.
 uint f32_div127(uint a) {
   const uint ea = (a >> 23) & 0xFFu;
   if (ea == 0u || ea == 255u) return f32_div(a, 0x42FE0000u);
