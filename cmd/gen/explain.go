@@ -135,6 +135,46 @@ the family's, each with its launch (runtime.SelectChain).`,
 	return cmd
 }
 
+// vktimeArgs are cmd/vktime's flags for this one launch (from the module
+// root): to time it alone, or count what it executes (-count), outside the
+// table. In buffers hold what gen bench fills them with: activation values
+// for act elements, random finite bytes for the rest.
+func vktimeArgs(l *kruntime.Launch) string {
+	var spec, push, bufs []string
+	for _, sc := range l.SpecConsts() {
+		spec = append(spec, fmt.Sprintf("%d=%d", sc.ID, sc.Value))
+	}
+	for _, a := range l.Args {
+		push = append(push, strconv.FormatUint(uint64(a), 10))
+	}
+	act := ""
+	for _, d := range kruntime.Dtypes() {
+		if d.Name == l.Op.Dtype && (d.Act == "f32" || d.Act == "f16" || d.Act == "bf16") {
+			act = d.Act
+		}
+	}
+	for _, b := range l.Buffers {
+		fill := ""
+		switch {
+		case b.Dir == "in" && b.Elem == "act" && act != "":
+			fill = ":" + act
+		case b.Dir == "in":
+			fill = ":bytes"
+		}
+		// A buffer the launch does not touch (size 0: no split-K
+		// scratch) is still bound: 16 bytes, as gen bench binds one.
+		bufs = append(bufs, fmt.Sprintf("%d%s", max(b.Size, 16), fill))
+	}
+	s := fmt.Sprintf("-spv generated/%s", l.Variant.Artifact.Path)
+	if len(spec) > 0 {
+		s += " -spec " + strings.Join(spec, ",")
+	}
+	if len(push) > 0 {
+		s += " -push " + strings.Join(push, ",")
+	}
+	return s + fmt.Sprintf(" -buf %s -groups %d,%d,%d", strings.Join(bufs, ","), l.Groups[0], l.Groups[1], l.Groups[2])
+}
+
 // printChoice prints a selection: the chosen variant, its launch, whether
 // a tuned entry chose it, its reasons, then every other candidate with the
 // rule it failed or the key it lost on.
@@ -142,6 +182,9 @@ func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.
 	fmt.Fprintf(w, "chosen: %s (%s)\n", ch.Variant.Name, ch.Variant.ParamString())
 	if l, err := kruntime.Plan(ch.Variant, dev, op); err == nil {
 		fmt.Fprintf(w, "  launch: %s\n", l)
+		if ch.Variant.Backend == "vulkan" {
+			fmt.Fprintf(w, "  vktime: %s\n", vktimeArgs(l))
+		}
 	} else {
 		fmt.Fprintf(w, "  launch: %v\n", err)
 	}

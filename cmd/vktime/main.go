@@ -15,6 +15,14 @@
 //	vktime -spv generated/spirv/quant_q8_1_f16_thread.spv -spec 0=64,3=1 \
 //	    -push 4096,4096,128,64 -buf 33554432:f16,18874368:zero -groups 8192 -bytes 52428800
 //
+// With -count it does not time: it runs the shader once with a counter in
+// every basic block (runtime/spirv; the counters are a binding after -buf's)
+// and prints the SPIR-V instructions executed, per invocation or, with
+// -elements N, per element of work, by class and by opcode (issue 12's
+// instruction counts; what the driver compiles them into is its own).
+//
+//	vktime -count -elements 16777216 -spv generated/spirv/quant_q8_1_f16_thread.spv ...
+//
 // With -dump N:FILE it writes binding N after the timing (an experiment's
 // output, to compare byte for byte with the committed blob's on the same
 // inputs: -buf's fills are seeded). With -ir PREFIX it also writes what
@@ -36,6 +44,7 @@ import (
 	"strings"
 
 	"github.com/kgen-dev/kgen/runtime/bench"
+	"github.com/kgen-dev/kgen/runtime/spirv"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
@@ -46,7 +55,7 @@ func main() {
 // bufSpec is one binding: its size and how it is filled.
 type bufSpec struct {
 	bytes int
-	fill  string // zero, or f32, f16, bf16: gen bench's activation values (bench.ActValues)
+	fill  string // zero; f32, f16, bf16: gen bench's activation values (bench.ActValues); bytes: bench.RandomBytes
 }
 
 func run(args []string) int {
@@ -55,7 +64,7 @@ func run(args []string) int {
 	entry := fs.String("entry", "main", "entry point")
 	spec := fs.String("spec", "", "specialization constants ID=VALUE,... (uint32)")
 	push := fs.String("push", "", "push constants, uint32 values in order: V,V,...")
-	bufs := fs.String("buf", "", "one binding each, in order: BYTES[:FILL],... FILL zero (default), f32, f16, bf16 (gen bench's activations)")
+	bufs := fs.String("buf", "", "one binding each, in order: BYTES[:FILL],... FILL zero (default), f32, f16, bf16 (gen bench's activations) or bytes (gen bench's other inputs: random bytes, each below 0x40)")
 	groups := fs.String("groups", "1", "workgroups X[,Y[,Z]]")
 	rotate := fs.Int("rotate-mib", 512, "MiB a timed pass touches at least (every buffer rotated over copies, at most 512)")
 	reps := fs.Int("reps", 20, "timed passes (median)")
@@ -64,6 +73,9 @@ func run(args []string) int {
 	nbytes := fs.Int64("bytes", 0, "bytes one dispatch moves, for GB/s (0: none printed)")
 	stats := fs.Bool("stats", true, "print the driver's pipeline statistics where it reports them")
 	dump := fs.String("dump", "", "after timing, write binding N of the first buffer copy to FILE (N:FILE): an experiment's output, to compare byte for byte")
+	count := fs.Bool("count", false, "run once with a counter in every basic block and print the SPIR-V instructions executed instead of timing")
+	elements := fs.Int64("elements", 0, "with -count: print counts per this many elements of work (0: per invocation)")
+	top := fs.Int("top", 25, "with -count: opcodes listed")
 	ir := fs.String("ir", "", "write what the driver compiled the pipeline into (its internal representations, where it keeps any) to PREFIX-N.txt or .bin")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: vktime -spv FILE [flags]\n\n")
@@ -99,7 +111,14 @@ func run(args []string) int {
 		g = append(g, 1)
 	}
 	j := &job{name: *spv, entry: *entry, consts: consts, push: pc, bufs: bs, groups: [3]uint32(g), rotateMiB: *rotate, reps: *reps,
-		dispatches: *dispatches, device: *device, nbytes: *nbytes, stats: *stats, irPrefix: *ir}
+		dispatches: *dispatches, device: *device, nbytes: *nbytes, stats: *stats, irPrefix: *ir,
+		count: *count, elements: *elements, top: *top}
+	if *count && *ir != "" {
+		return bad("-count and -ir: pick one (-ir shows the pipeline of the shader as given)")
+	}
+	if *elements < 0 || *top < 0 {
+		return bad("-elements and -top must not be negative")
+	}
 	if *dump != "" {
 		k, file, ok := strings.Cut(*dump, ":")
 		n, err := strconv.Atoi(k)
@@ -141,6 +160,9 @@ type job struct {
 	irPrefix    string // -ir: "" for none
 	dumpBinding int    // -dump: the binding written to dumpFile
 	dumpFile    string // "" for none
+	count       bool   // -count: run the instrumented shader once instead of timing
+	elements    int64  // -elements: the unit -count prints per (0: invocations)
+	top         int
 }
 
 func (j *job) run() error {
@@ -179,11 +201,22 @@ func (j *job) run() error {
 	for k, v := range j.push {
 		binary.LittleEndian.PutUint32(push[4*k:], v)
 	}
-	p, err := d.NewPipeline(j.code, j.entry, j.consts, len(j.bufs), len(push))
+	code, nbufs := j.code, len(j.bufs)
+	var counted *spirv.Counted
+	if j.count {
+		if counted, err = spirv.Instrument(j.code, j.entry, uint32(len(j.bufs))); err != nil {
+			return err
+		}
+		code, nbufs = counted.Code, nbufs+1
+	}
+	p, err := d.NewPipeline(code, j.entry, j.consts, nbufs, len(push))
 	if err != nil {
 		return err
 	}
 	defer p.Destroy()
+	if j.count {
+		return j.runCounted(d, p, push, counted)
+	}
 
 	// Copies: enough that a pass touches rotateMiB, at most 512.
 	total := 0
@@ -199,7 +232,7 @@ func (j *job) run() error {
 	data := make([][]byte, len(j.bufs))
 	for k, b := range j.bufs {
 		if b.fill != "zero" {
-			data[k] = bench.ActValues(rng, b.fill, b.bytes)
+			data[k] = fillData(rng, b.fill, b.bytes)
 		}
 	}
 	sets := make([][]*vulkan.Buffer, copies)
@@ -279,6 +312,62 @@ func (j *job) run() error {
 	return nil
 }
 
+// runCounted runs the instrumented pipeline once on one copy of the
+// buffers and prints what it executed.
+func (j *job) runCounted(d *vulkan.Device, p *vulkan.Pipeline, push []byte, c *spirv.Counted) error {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var bufs []*vulkan.Buffer
+	for _, b := range append(slices.Clone(j.bufs), bufSpec{bytes: 4 * len(c.Blocks), fill: "zero"}) {
+		buf, err := d.NewBuffer(b.bytes)
+		if err != nil {
+			return err
+		}
+		defer buf.Free()
+		if b.fill == "zero" {
+			err = buf.Fill(0)
+		} else {
+			err = buf.Upload(fillData(rng, b.fill, b.bytes))
+		}
+		if err != nil {
+			return err
+		}
+		bufs = append(bufs, buf)
+	}
+	if err := d.Run(vulkan.Dispatch{Pipeline: p, Buffers: bufs, Push: push, Groups: j.groups}); err != nil {
+		return err
+	}
+	raw := make([]byte, 4*len(c.Blocks))
+	if err := bufs[len(bufs)-1].Download(raw); err != nil {
+		return err
+	}
+	counts := make([]uint32, len(c.Blocks))
+	for k := range counts {
+		counts[k] = binary.LittleEndian.Uint32(raw[4*k:])
+	}
+	prof, err := c.Profile(counts)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s groups %v (%s, counted run):\n", j.name, j.groups, d.Info().Name)
+	prof.Format(os.Stdout, uint64(j.elements), "element", j.top)
+	if j.dumpFile != "" {
+		out := make([]byte, j.bufs[j.dumpBinding].bytes)
+		if err := bufs[j.dumpBinding].Download(out); err != nil {
+			return err
+		}
+		return os.WriteFile(j.dumpFile, out, 0o644)
+	}
+	return nil
+}
+
+// fillData is n bytes of what a -buf fill other than zero names.
+func fillData(rng *rand.Rand, fill string, n int) []byte {
+	if fill == "bytes" {
+		return bench.RandomBytes(rng, n)
+	}
+	return bench.ActValues(rng, fill, n)
+}
+
 func parseU32s(s string) ([]uint32, error) {
 	if s == "" {
 		return nil, nil
@@ -324,9 +413,9 @@ func parseBufs(s string) ([]bufSpec, error) {
 			fill = "zero"
 		}
 		switch fill {
-		case "zero", "f32", "f16", "bf16":
+		case "zero", "f32", "f16", "bf16", "bytes":
 		default:
-			return nil, fmt.Errorf("%q: fill %q is not zero, f32, f16 or bf16", f, fill)
+			return nil, fmt.Errorf("%q: fill %q is not zero, f32, f16, bf16 or bytes", f, fill)
 		}
 		n, err := strconv.ParseInt(size, 0, 64)
 		if err != nil || n <= 0 || n > 1<<34 {

@@ -130,3 +130,34 @@ func TestDump(t *testing.T) {
 		t.Fatalf("copy: %d bytes in, %d out, equal %v (want 65536 random bytes copied)", len(in), len(out), bytes.Equal(in, out))
 	}
 }
+
+// TestCount: -count runs the copy shader once with block counters and
+// prints its instructions per element; its output binding is the input,
+// as in a timed run (-dump), and the bad combinations are exit 2.
+func TestCount(t *testing.T) {
+	dir := t.TempDir()
+	s := spv(t, "copy")
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	code, text := capture(t, "-spv", s, "-push", "4096", "-buf", "65536:f32,65536", "-groups", "16", "-dump", "0:"+in)
+	if code != 0 {
+		t.Fatalf("timed: exit %d, %q", code, text)
+	}
+	code, text = capture(t, "-count", "-elements", "16384", "-spv", s, "-push", "4096", "-buf", "65536:f32,65536", "-groups", "16", "-dump", "1:"+out)
+	if code != 0 || !regexp.MustCompile(`SPIR-V instructions executed: \d+ over (\d+) invocations, [0-9.]+ per element`).MatchString(text) ||
+		!strings.Contains(text, "buffer") {
+		t.Fatalf("-count: exit %d, output %q", code, text)
+	}
+	a, _ := os.ReadFile(in)
+	b, _ := os.ReadFile(out)
+	if len(a) != 65536 || !bytes.Equal(a, b) {
+		t.Fatalf("-count's copy wrote %d bytes unlike its %d input bytes", len(b), len(a))
+	}
+	for _, args := range [][]string{
+		{"-count", "-spv", s, "-ir", filepath.Join(dir, "ir")},
+		{"-count", "-spv", s, "-elements", "-1"},
+	} {
+		if code, _ := capture(t, args...); code != 2 {
+			t.Errorf("vktime %q: exit %d, want 2", args, code)
+		}
+	}
+}

@@ -85,14 +85,14 @@ func fillOf(b kruntime.PlannedBuffer, dtype string) string {
 }
 
 // fillData is n bytes of what fill names: "act T" finite values of element
-// type T (ActValues), else random bytes masked finite (randomBytes).
+// type T (ActValues), else random bytes masked finite (RandomBytes).
 func fillData(rng *rand.Rand, fill string, n int) []byte {
 	if len(fill) > 4 && fill[:4] == "act " {
 		if b := ActValues(rng, fill[4:], n); b != nil {
 			return b
 		}
 	}
-	return randomBytes(rng, n)
+	return RandomBytes(rng, n)
 }
 
 // prepare makes the pool hold the buffers of launch l.
@@ -225,10 +225,10 @@ func (p *pool[B]) sizes() []int {
 // every copy.
 func (p *pool[B]) rotated() int64 { return int64(p.n) * p.perCopy }
 
-// randomBytes is n random bytes, each masked to 0x3F: never all zero, and
+// RandomBytes is n random bytes, each masked to 0x3F: never all zero, and
 // every f32, f16 and bf16 they encode finite and positive, every byte a
 // finite e4m3.
-func randomBytes(rng *rand.Rand, n int) []byte {
+func RandomBytes(rng *rand.Rand, n int) []byte {
 	buf := make([]byte, n+7)
 	for i := 0; i < n; i += 8 {
 		binary.LittleEndian.PutUint64(buf[i:], rng.Uint64()&0x3F3F3F3F3F3F3F3F)
