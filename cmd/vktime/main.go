@@ -73,7 +73,7 @@ func run(args []string) int {
 	nbytes := fs.Int64("bytes", 0, "bytes one dispatch moves, for GB/s (0: none printed)")
 	stats := fs.Bool("stats", true, "print the driver's pipeline statistics where it reports them")
 	dump := fs.String("dump", "", "after timing, write binding N of the first buffer copy to FILE (N:FILE): an experiment's output, to compare byte for byte")
-	count := fs.Bool("count", false, "run once with a counter in every basic block and print the SPIR-V instructions executed instead of timing")
+	count := fs.Bool("count", false, "run once with a counter in every basic block and print the SPIR-V instructions executed instead of timing (a block's count wraps at 2^32: count a small dispatch)")
 	elements := fs.Int64("elements", 0, "with -count: print counts per this many elements of work (0: per invocation)")
 	top := fs.Int("top", 25, "with -count: opcodes listed")
 	ir := fs.String("ir", "", "write what the driver compiled the pipeline into (its internal representations, where it keeps any) to PREFIX-N.txt or .bin")
