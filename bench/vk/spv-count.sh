@@ -19,17 +19,8 @@
 # Each REV adds that commit's blob under the same launch (its launch
 # contract must be this tree's). Counts depend on the subgroup size where a
 # tile's lanes per block do (lavapipe: 8 lanes; NVIDIA: 32).
-set -eu
-cd "$(dirname "$0")/../.."
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.x86_64.json}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/gen" ./cmd/gen
-go build -o "$tmp/vktime" ./cmd/vktime
+. "$(dirname "$0")/count-lib.sh"
 rows=64 k=4096
-summary() { # the totals line and the by-class line of vktime -count, on one line
-	awk '/SPIR-V instructions executed/ {t = $(NF - 2)} /by class/ {sub(/.*element: /, ""); c = $0} END {printf "%7s  (%s)", t, c}'
-}
 class=$("$tmp/gen" explain --device --family quant_q8_1 --dtype f32 | sed -n '1s/.* on vulkan\/\([^ ]*\) .*/\1/p')
 echo "device class $class, $rows rows x K $k, per input element"
 for fam in quant_q8_1 quant_q8k; do
@@ -38,19 +29,14 @@ for fam in quant_q8_1 quant_q8k; do
 		args=$(KGEN_FORCE=$v "$tmp/gen" explain --device --family "$fam" --dtype "$dt" --m $rows --k $k | sed -n 's/^  vktime: //p' | head -1)
 		[ -n "$args" ] || { echo "$v: gen explain printed no vktime line" >&2; exit 1; }
 		blob=$(sed 's/^-spv \([^ ]*\) .*/\1/' <<< "$args")
-		spec=$(sed -n 's/.* -spec \([^ ]*\) .*/\1/p' <<< "$args")
-		rest=$(sed 's/^-spv [^ ]* //; s/-spec [^ ]* //' <<< "$args")
+		args=$(sed 's/^-spv [^ ]* //' <<< "$args")
 		for rev in "" "$@"; do
 			src=$blob
 			if [ -n "$rev" ]; then
 				src=$tmp/rev.spv
 				git show "$rev:$blob" > "$src" 2> /dev/null || { printf '%-28s %-10s no such blob\n' "$v" "$rev"; continue; }
 			fi
-			spirv-opt --set-spec-const-default-value "$(tr ',=' ' :' <<< "$spec")" --freeze-spec-const -O "$src" -o "$tmp/opt.spv"
-			raw=$("$tmp/vktime" -count -elements $((rows * k)) -spv "$src" -spec "$spec" $rest -dump 1:"$tmp/raw.bin" | summary)
-			opt=$("$tmp/vktime" -count -elements $((rows * k)) -spv "$tmp/opt.spv" $rest -dump 1:"$tmp/opt.bin" | summary)
-			same=same; cmp -s "$tmp/raw.bin" "$tmp/opt.bin" || same=DIFFERENT
-			printf '%-28s %-10s as committed %s\n%-28s %-10s spirv-opt -O %s (output %s)\n' "$v" "${rev:-HEAD}" "$raw" "" "" "$opt" "$same"
+			count_launch $((rows * k)) 1 "$src" "$args" "$(printf '%-28s %-10s' "$v" "${rev:-HEAD}")"
 		done
 	done
 done
