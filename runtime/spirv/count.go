@@ -72,7 +72,7 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 				entryFn = in[2]
 			}
 		case opDecorate, opMemberDecorate:
-			if in[2] == 33 && o == opDecorate && in[3] == binding { // Binding
+			if o == opDecorate && in[2] == decoBinding && in[3] == binding {
 				return nil, fmt.Errorf("spirv: binding %d is already used by %%%d; count into a free binding", binding, in[1])
 			}
 		case opTypeInt:
@@ -81,8 +81,8 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 			}
 		case opTypePointer:
 			ptrStorage[in[1]] = in[2]
-		case 1, opFunctionParam, opVariable, 65, 66, 67, 83, opPhi, 169:
-			typeOf[in[2]] = in[1]
+		case opUndef, opFunctionParam, opVariable, opAccessChain, opInBoundsAccessChain, opPtrAccessChain, opCopyObject, opPhi, opSelect:
+			typeOf[in[2]] = in[1] // the results that can be pointers
 		case opFunction:
 			if firstFunc < 0 {
 				firstFunc = k
@@ -117,7 +117,7 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 			if inEntry {
 				c.Entry = len(c.Blocks) // its first block comes next
 			}
-		case 253, 254: // OpReturn, OpReturnValue
+		case opReturn, opReturnValue:
 			if inEntry {
 				returns[k] = true
 			}
@@ -153,11 +153,11 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 	c0, c1, scope, cn := m.newID(), m.newID(), m.newID(), m.newID()
 	arr, parr, pp, null, priv := m.newID(), m.newID(), m.newID(), m.newID(), m.newID()
 	decos = append(decos,
-		inst(opDecorate, rta, 6, 4),          // ArrayStride 4
-		inst(opDecorate, st, 2),              // Block
-		inst(opMemberDecorate, st, 0, 35, 0), // Offset 0
-		inst(opDecorate, v, 34, 0),           // DescriptorSet 0
-		inst(opDecorate, v, 33, binding),     // Binding
+		inst(opDecorate, rta, decoArrayStride, 4),
+		inst(opDecorate, st, decoBlock),
+		inst(opMemberDecorate, st, 0, decoOffset, 0),
+		inst(opDecorate, v, decoDescriptorSet, 0),
+		inst(opDecorate, v, decoBinding, binding),
 	)
 	scopeValue := uint32(1) // Device
 	if memoryModel == 3 {   // Vulkan: Device scope needs a capability, QueueFamily does not
@@ -280,7 +280,7 @@ func storageOf(in []uint32, typeOf, ptrStorage map[uint32]uint32) uint32 {
 	switch o := op(in); {
 	case o == opStore || o == 63 || o == 228 || o == 5360: // store, copy, atomic store, coopmat store
 		ptr = in[1]
-	case o == opLoad || o >= 65 && o <= 68 || o >= 227 && o <= 242 || o == 5359:
+	case o == opLoad || o >= 65 && o <= 68 || o >= 227 && o <= 242 || o == 5359: // load, access chains, array length, atomics, coopmat load
 		ptr = in[3]
 	default:
 		return storageUnknown

@@ -4,33 +4,49 @@ import "fmt"
 
 // Opcodes the rewriting and the report need by name.
 const (
-	opName             = 5
-	opExtInstImport    = 11
-	opExtInst          = 12
-	opMemoryModel      = 14
-	opEntryPoint       = 15
-	opTypeInt          = 21
-	opTypeArray        = 28
-	opTypeRuntimeArray = 29
-	opTypeStruct       = 30
-	opTypePointer      = 32
-	opConstant         = 43
-	opConstantNull     = 46
-	opFunction         = 54
-	opFunctionParam    = 55
-	opFunctionEnd      = 56
-	opVariable         = 59
-	opLoad             = 61
-	opStore            = 62
-	opAccessChain      = 65
-	opDecorate         = 71
-	opMemberDecorate   = 72
-	opIAdd             = 128
-	opAtomicIAdd       = 234
-	opPhi              = 245
-	opLabel            = 248
-	opLine             = 8
-	opNoLine           = 317
+	opUndef               = 1
+	opName                = 5
+	opExtInstImport       = 11
+	opExtInst             = 12
+	opMemoryModel         = 14
+	opEntryPoint          = 15
+	opTypeInt             = 21
+	opTypeArray           = 28
+	opTypeRuntimeArray    = 29
+	opTypeStruct          = 30
+	opTypePointer         = 32
+	opConstant            = 43
+	opConstantNull        = 46
+	opFunction            = 54
+	opFunctionParam       = 55
+	opFunctionEnd         = 56
+	opVariable            = 59
+	opLoad                = 61
+	opStore               = 62
+	opAccessChain         = 65
+	opInBoundsAccessChain = 66
+	opPtrAccessChain      = 67
+	opCopyObject          = 83
+	opSelect              = 169
+	opReturn              = 253
+	opReturnValue         = 254
+	opDecorate            = 71
+	opMemberDecorate      = 72
+	opIAdd                = 128
+	opAtomicIAdd          = 234
+	opPhi                 = 245
+	opLabel               = 248
+	opLine                = 8
+	opNoLine              = 317
+)
+
+// Decorations.
+const (
+	decoBlock         = 2
+	decoArrayStride   = 6
+	decoBinding       = 33
+	decoDescriptorSet = 34
+	decoOffset        = 35
 )
 
 // opNames names the opcodes kgen's shaders use (and their neighbours);
