@@ -67,12 +67,16 @@ name) narrows the candidates, and a value naming no family or variant of
 the table is exit 2. With --act, a family whose input another family
 produces (fed_by in kernels.yaml: mmvq's Q8_1 activations) is explained as
 its whole decode step: the producer's pick for the act-dtype values, then
-the family's, each with its launch (runtime.SelectChain).`,
+the family's, each with its launch (runtime.SelectChain). A Vulkan pick's
+launch is followed by a "vktime:" line, the cmd/vktime flags that run
+that one launch alone (to time it, or with -count to count the SPIR-V
+instructions it executes).`,
 		Example: `  gen explain --arch gfx1200 --family gemv --dtype bf16 --m 1 --n 151936 --k 1024
   gen explain --device --family gemv --dtype f16 --m 4 --n 4096 --k 4096
   KGEN_FORCE=gemv:pack=4,rows=1 gen explain --arch gfx942 --dtype bf16 --m 1 --n 4096 --k 4096
   KGEN_FORCE=gemv_bf16_p4_r2_t1_wg128 gen explain --arch gfx1200 --dtype bf16
-  gen explain --arch sm90 --family mmvq --dtype q4_k --act f32 --m 1 --n 4096 --k 14336`,
+  gen explain --arch sm90 --family mmvq --dtype q4_k --act f32 --m 1 --n 4096 --k 14336
+  KGEN_FORCE=quant_q8_1_f16_lane gen explain --arch nvidia --family quant_q8_1 --dtype f16 --m 4096 --k 4096`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkExplainOp(op); err != nil {
