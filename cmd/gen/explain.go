@@ -12,6 +12,7 @@ import (
 
 	"github.com/kgen-dev/kgen/generated"
 	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/bench"
 )
 
 // checkExplainOp refuses flags no op can have, naming what is allowed: a
@@ -151,18 +152,13 @@ func vktimeArgs(l *kruntime.Launch) string {
 	for _, a := range l.Args {
 		push = append(push, strconv.FormatUint(uint64(a), 10))
 	}
-	act := ""
-	for _, d := range kruntime.Dtypes() {
-		if d.Name == l.Op.Dtype && (d.Act == "f32" || d.Act == "f16" || d.Act == "bf16") {
-			act = d.Act
-		}
-	}
 	for _, b := range l.Buffers {
 		fill := ""
-		switch {
-		case b.Dir == "in" && b.Elem == "act" && act != "":
-			fill = ":" + act
-		case b.Dir == "in":
+		switch f := bench.FillOf(b, l.Op.Dtype); f {
+		case "":
+		case "act f32", "act f16", "act bf16":
+			fill = ":" + f[len("act "):]
+		default: // other inputs, and activations of a block format: random bytes, as gen bench fills them
 			fill = ":bytes"
 		}
 		// A buffer the launch does not touch (size 0: no split-K

@@ -214,30 +214,32 @@ func (j *job) run() error {
 		return err
 	}
 	defer p.Destroy()
-	if j.count {
-		return j.runCounted(d, p, push, counted)
-	}
 
-	// Copies: enough that a pass touches rotateMiB, at most 512.
-	total := 0
-	for _, b := range j.bufs {
-		total += b.bytes
-	}
-	copies := 1
-	if total > 0 {
-		copies = min(max(1, (j.rotateMiB<<20+total-1)/total), 512)
+	// Copies: enough that a pass touches rotateMiB, at most 512 (one for a
+	// counted run, whose counters are one more binding, zeroed).
+	bufs, copies := j.bufs, 1
+	if j.count {
+		bufs = append(slices.Clone(j.bufs), bufSpec{bytes: 4 * len(counted.Blocks), fill: "zero"})
+	} else {
+		total := 0
+		for _, b := range j.bufs {
+			total += b.bytes
+		}
+		if total > 0 {
+			copies = min(max(1, (j.rotateMiB<<20+total-1)/total), 512)
+		}
 	}
 	// One random content per binding, uploaded to each of its copies.
 	rng := rand.New(rand.NewPCG(1, 2))
-	data := make([][]byte, len(j.bufs))
-	for k, b := range j.bufs {
+	data := make([][]byte, len(bufs))
+	for k, b := range bufs {
 		if b.fill != "zero" {
 			data[k] = fillData(rng, b.fill, b.bytes)
 		}
 	}
 	sets := make([][]*vulkan.Buffer, copies)
 	for c := range sets {
-		for k, b := range j.bufs {
+		for k, b := range bufs {
 			buf, err := d.NewBuffer(b.bytes)
 			if err != nil {
 				return fmt.Errorf("copy %d of %d: %w", c+1, copies, err)
@@ -253,6 +255,15 @@ func (j *job) run() error {
 			}
 			sets[c] = append(sets[c], buf)
 		}
+	}
+	if j.count {
+		if err := d.Run(vulkan.Dispatch{Pipeline: p, Buffers: sets[0], Push: push, Groups: j.groups}); err != nil {
+			return err
+		}
+		if err := j.printCounts(sets[0][len(bufs)-1], counted, info.Name); err != nil {
+			return err
+		}
+		return j.dump(sets[0])
 	}
 	ds := make([]vulkan.Dispatch, max(copies, j.dispatches))
 	for k := range ds {
@@ -279,16 +290,10 @@ func (j *job) run() error {
 			fmt.Printf("  %s: %s\n", s.Executable, s)
 		}
 	}
-	if j.dumpFile != "" {
-		// Every copy was dispatched at least once (ds covers them all), and
-		// each dispatch of a copy computes the same from the same inputs.
-		buf := make([]byte, j.bufs[j.dumpBinding].bytes)
-		if err := sets[0][j.dumpBinding].Download(buf); err != nil {
-			return err
-		}
-		if err := os.WriteFile(j.dumpFile, buf, 0o644); err != nil {
-			return err
-		}
+	// Every copy was dispatched at least once (ds covers them all), and
+	// each dispatch of a copy computes the same from the same inputs.
+	if err := j.dump(sets[0]); err != nil {
+		return err
 	}
 	if j.irPrefix != "" {
 		rs, err := p.InternalRepresentations()
@@ -312,32 +317,10 @@ func (j *job) run() error {
 	return nil
 }
 
-// runCounted runs the instrumented pipeline once on one copy of the
-// buffers and prints what it executed.
-func (j *job) runCounted(d *vulkan.Device, p *vulkan.Pipeline, push []byte, c *spirv.Counted) error {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var bufs []*vulkan.Buffer
-	for _, b := range append(slices.Clone(j.bufs), bufSpec{bytes: 4 * len(c.Blocks), fill: "zero"}) {
-		buf, err := d.NewBuffer(b.bytes)
-		if err != nil {
-			return err
-		}
-		defer buf.Free()
-		if b.fill == "zero" {
-			err = buf.Fill(0)
-		} else {
-			err = buf.Upload(fillData(rng, b.fill, b.bytes))
-		}
-		if err != nil {
-			return err
-		}
-		bufs = append(bufs, buf)
-	}
-	if err := d.Run(vulkan.Dispatch{Pipeline: p, Buffers: bufs, Push: push, Groups: j.groups}); err != nil {
-		return err
-	}
+// printCounts reads a counted run's counters and prints what it executed.
+func (j *job) printCounts(counters *vulkan.Buffer, c *spirv.Counted, device string) error {
 	raw := make([]byte, 4*len(c.Blocks))
-	if err := bufs[len(bufs)-1].Download(raw); err != nil {
+	if err := counters.Download(raw); err != nil {
 		return err
 	}
 	counts := make([]uint32, len(c.Blocks))
@@ -348,16 +331,21 @@ func (j *job) runCounted(d *vulkan.Device, p *vulkan.Pipeline, push []byte, c *s
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%s groups %v (%s, counted run):\n", j.name, j.groups, d.Info().Name)
+	fmt.Printf("%s groups %v (%s, counted run):\n", j.name, j.groups, device)
 	prof.Format(os.Stdout, uint64(j.elements), "element", j.top)
-	if j.dumpFile != "" {
-		out := make([]byte, j.bufs[j.dumpBinding].bytes)
-		if err := bufs[j.dumpBinding].Download(out); err != nil {
-			return err
-		}
-		return os.WriteFile(j.dumpFile, out, 0o644)
-	}
 	return nil
+}
+
+// dump writes the -dump binding of one buffer copy to its file, if asked.
+func (j *job) dump(set []*vulkan.Buffer) error {
+	if j.dumpFile == "" {
+		return nil
+	}
+	buf := make([]byte, j.bufs[j.dumpBinding].bytes)
+	if err := set[j.dumpBinding].Download(buf); err != nil {
+		return err
+	}
+	return os.WriteFile(j.dumpFile, buf, 0o644)
 }
 
 // fillData is n bytes of what a -buf fill other than zero names.

@@ -47,7 +47,7 @@ type held[B comparable] struct {
 	name   string
 	dir    string
 	size   int    // allocated bytes per copy
-	fill   string // what an in buffer's copies hold (fillOf)
+	fill   string // what an in buffer's copies hold (FillOf)
 	copies []B
 }
 
@@ -71,10 +71,10 @@ type pool[B comparable] struct {
 	perCopy int64 // bytes of one copy of the in and out buffers (planned)
 }
 
-// fillOf names what an in buffer of the contract holds for dtype: values
+// FillOf names what an in buffer of the contract holds for dtype: values
 // of the activation type for act elements, random bytes (fillData) for the
 // rest; "" for out and scratch buffers, which are not filled.
-func fillOf(b kruntime.PlannedBuffer, dtype string) string {
+func FillOf(b kruntime.PlannedBuffer, dtype string) string {
 	switch {
 	case b.Dir != "in":
 		return ""
@@ -99,13 +99,13 @@ func fillData(rng *rand.Rand, fill string, n int) []byte {
 func (p *pool[B]) prepare(l *kruntime.Launch) error {
 	fills := make([]string, len(l.Buffers))
 	for i, b := range l.Buffers {
-		fills[i] = fillOf(b, l.Op.Dtype)
+		fills[i] = FillOf(b, l.Op.Dtype)
 	}
 	return p.prepareBuffers(l.Op, l.Buffers, fills)
 }
 
 // prepareBuffers makes the pool hold bufs, for op, each in buffer filled
-// with what fills names (fillOf).
+// with what fills names (FillOf).
 func (p *pool[B]) prepareBuffers(op kruntime.Op, bufs []kruntime.PlannedBuffer, fills []string) error {
 	newOp := p.op != op || p.bufs == nil
 	p.op = op

@@ -35,7 +35,7 @@ func chainLayout(c *kruntime.Chain) (bufs []kruntime.PlannedBuffer, fills []stri
 	cons := c.Steps[last].Launch
 	slots = make([][]int, len(c.Steps))
 	for i, b := range cons.Buffers {
-		bufs, fills = append(bufs, b), append(fills, fillOf(b, cons.Op.Dtype))
+		bufs, fills = append(bufs, b), append(fills, FillOf(b, cons.Op.Dtype))
 		slots[last] = append(slots[last], i)
 	}
 	for s, st := range c.Steps[:last] {
@@ -56,7 +56,7 @@ func chainLayout(c *kruntime.Chain) (bufs []kruntime.PlannedBuffer, fills []stri
 			}
 			nb := b
 			nb.Name = l.Variant.Family + "." + b.Name
-			bufs, fills = append(bufs, nb), append(fills, fillOf(b, l.Op.Dtype))
+			bufs, fills = append(bufs, nb), append(fills, FillOf(b, l.Op.Dtype))
 			slots[s] = append(slots[s], len(bufs)-1)
 		}
 	}

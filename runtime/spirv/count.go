@@ -10,12 +10,12 @@ import (
 // Counted is a module instrumented by Instrument: every basic block adds 1
 // to its counter in a per-invocation (Private) array, and the entry point
 // adds that array to a uint32 array in a storage buffer at descriptor set
-// 0, Binding, before it returns (element k counts Blocks[k]).
+// 0 and the binding given to Instrument, before it returns (element k
+// counts Blocks[k]).
 type Counted struct {
-	Code    []byte
-	Binding uint32
-	Entry   int // index in Blocks of the entry point's first block
-	Blocks  []Block
+	Code   []byte
+	Entry  int // index in Blocks of the entry point's first block
+	Blocks []Block
 }
 
 // Block is one basic block of the original module and what it executes
@@ -59,16 +59,15 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 	for k, in := range m.Insts {
 		switch o := op(in); o {
 		case opName:
-			s, _ := literalString(in[2:])
-			names[in[1]] = s
+			names[in[1]] = literalString(in[2:])
 		case opExtInstImport:
-			if s, _ := literalString(in[2:]); s == "GLSL.std.450" {
+			if literalString(in[2:]) == "GLSL.std.450" {
 				extGLSL[in[1]] = true
 			}
 		case opMemoryModel:
 			memoryModel = in[2]
 		case opEntryPoint:
-			if s, _ := literalString(in[3:]); s == entry {
+			if literalString(in[3:]) == entry {
 				entryFn = in[2]
 			}
 		case opDecorate, opMemberDecorate:
@@ -102,7 +101,7 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 	// Pass 1: the blocks, in order, and where each one's counting goes:
 	// after its OpLabel, its OpPhis and (a function's first block) its
 	// OpVariables, which must come first.
-	c := &Counted{Binding: binding, Entry: -1}
+	c := &Counted{Entry: -1}
 	at := map[int]int{} // instruction index the counting goes before -> block
 	fn, first, inEntry := "", false, false
 	returns := map[int]bool{} // the entry point's returns: where the counts are flushed
@@ -229,7 +228,7 @@ func Instrument(code []byte, entry string, binding uint32) (*Counted, error) {
 // executes once.
 func tallyBlock(insts [][]uint32, fn string, extGLSL map[uint32]bool, typeOf, ptrStorage map[uint32]uint32) (Block, error) {
 	b := Block{Function: fn, Label: insts[0][1]}
-	tally := map[string]*Tally{}
+	t := tallies{}
 	for _, in := range insts[1:] {
 		o := op(in)
 		if o == opLabel || o == opFunctionEnd {
@@ -240,22 +239,43 @@ func tallyBlock(insts [][]uint32, fn string, extGLSL map[uint32]bool, typeOf, pt
 			if o == opExtInst && extGLSL[in[3]] {
 				name += " " + glsl450Name(in[4])
 			}
-			class := opClass(o, storageOf(in, typeOf, ptrStorage))
-			key := name + " " + class
-			if tally[key] == nil {
-				tally[key] = &Tally{Name: name, Class: class}
-			}
-			tally[key].N++
+			t.add(name, opClass(o, storageOf(in, typeOf, ptrStorage)), 1)
 		}
 		if terminator(o) {
 			break
 		}
 	}
-	for _, t := range tally {
-		b.Ops = append(b.Ops, *t)
-	}
-	slices.SortFunc(b.Ops, func(x, y Tally) int { return strings.Compare(x.Name+" "+x.Class, y.Name+" "+y.Class) })
+	b.Ops = t.sorted(false)
 	return b, nil
+}
+
+// tallies sums Tally counts by (name, class).
+type tallies map[string]*Tally
+
+func (m tallies) add(name, class string, n uint64) {
+	key := name + " " + class
+	if m[key] == nil {
+		m[key] = &Tally{Name: name, Class: class}
+	}
+	m[key].N += n
+}
+
+// sorted lists the tallies by name and class, or most first (byCount).
+func (m tallies) sorted(byCount bool) []Tally {
+	var out []Tally
+	for _, t := range m {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b Tally) int {
+		if byCount && a.N != b.N {
+			if a.N > b.N {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name+" "+a.Class, b.Name+" "+b.Class)
+	})
+	return out
 }
 
 // preamble is true for the opcodes of the module's sections before its
@@ -314,14 +334,7 @@ func (c *Counted) Profile(counts []uint32) (*Profile, error) {
 		return nil, fmt.Errorf("spirv: %d counters for %d blocks", len(counts), len(c.Blocks))
 	}
 	p := &Profile{Invocations: uint64(counts[c.Entry])}
-	byOp, byClass := map[string]*Tally{}, map[string]*Tally{}
-	add := func(m map[string]*Tally, name, class string, n uint64) {
-		key := name + " " + class
-		if m[key] == nil {
-			m[key] = &Tally{Name: name, Class: class}
-		}
-		m[key].N += n
-	}
+	byOp, byClass := tallies{}, tallies{}
 	for k, b := range c.Blocks {
 		for _, t := range b.Ops {
 			n := t.N * uint64(counts[k])
@@ -329,27 +342,11 @@ func (c *Counted) Profile(counts []uint32) (*Profile, error) {
 				continue
 			}
 			p.Total += n
-			add(byOp, t.Name, t.Class, n)
-			add(byClass, t.Class, t.Class, n)
+			byOp.add(t.Name, t.Class, n)
+			byClass.add(t.Class, t.Class, n)
 		}
 	}
-	sorted := func(m map[string]*Tally) []Tally {
-		var out []Tally
-		for _, t := range m {
-			out = append(out, *t)
-		}
-		slices.SortFunc(out, func(a, b Tally) int {
-			if a.N != b.N {
-				if a.N > b.N {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a.Name+" "+a.Class, b.Name+" "+b.Class)
-		})
-		return out
-	}
-	p.ByOp, p.ByClass = sorted(byOp), sorted(byClass)
+	p.ByOp, p.ByClass = byOp.sorted(true), byClass.sorted(true)
 	return p, nil
 }
 

@@ -80,32 +80,17 @@ func inst(opcode uint32, operands ...uint32) []uint32 {
 	return append([]uint32{uint32(len(operands)+1)<<16 | opcode}, operands...)
 }
 
-// stringWords is a literal string operand: UTF-8, NUL-terminated, padded
-// to whole words.
-func stringWords(s string) []uint32 {
-	b := append([]byte(s), 0)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
-	}
-	w := make([]uint32, len(b)/4)
-	for k := range w {
-		w[k] = binary.LittleEndian.Uint32(b[4*k:])
-	}
-	return w
-}
-
-// literalString reads a literal string operand starting at words[0] and
-// returns it and the number of words it took.
-func literalString(words []uint32) (string, int) {
+// literalString reads a literal string operand starting at words[0].
+func literalString(words []uint32) string {
 	var b []byte
-	for k, v := range words {
+	for _, v := range words {
 		for s := 0; s < 32; s += 8 {
 			c := byte(v >> s)
 			if c == 0 {
-				return string(b), k + 1
+				return string(b)
 			}
 			b = append(b, c)
 		}
 	}
-	return string(b), len(words)
+	return string(b)
 }
