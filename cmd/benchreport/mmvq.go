@@ -17,7 +17,10 @@ import (
 // the quantize + GEMV pair (gen bench --pair).
 type mmvqFile struct {
 	Device, Driver, Backend, Launch string
-	Results                         []struct {
+	// Timing is gen bench --timing: "ggml" (as test-backend-ops times an
+	// op) or "rotate" (the default); empty in files from before it existed.
+	Timing  string
+	Results []struct {
 		Model, Layer, Dtype string
 		N, K, M             int
 		WeightBytes         int64   `json:"weight_bytes"`
@@ -26,6 +29,7 @@ type mmvqFile struct {
 		HeuristicUS         float64 `json:"heuristic_us"`
 		PairUS              float64 `json:"pair_us"`
 		PairProducer        string  `json:"pair_producer"`
+		Forced              string  `json:"forced"`
 	} `json:"results"`
 }
 
@@ -55,13 +59,14 @@ func readGGML(path string) map[string]float64 {
 
 // mmvqSection reports the quantized-weight GEMV runs: the suite against
 // bf16 cuBLAS (graph-timed) and copy bandwidth on the quantized bytes, and
-// the ggml shape against ggml's Vulkan mul_mat_vec from the same run.
-func mmvqSection(md *strings.Builder, dir, run string, cubGraph map[cubKey]float64, copyGBps float64) error {
-	ggml := readGGML(filepath.Join(dir, run+"-ggml-quant.txt"))
+// the ggml shape against ggml's Vulkan mul_mat_vec timed in one device call
+// with it: peerRun's files (run's unless -mmvq-peer-run names another).
+func mmvqSection(md *strings.Builder, dir, run, peerRun string, cubGraph map[cubKey]float64, copyGBps float64) error {
+	ggml := readGGML(filepath.Join(dir, peerRun+"-ggml-quant.txt"))
 	for _, be := range []string{"cuda", "vulkan"} {
 		var f, g mmvqFile
 		suite := read(filepath.Join(dir, run+"-mmvq-"+be+".json"), &f)
-		peer := be == "vulkan" && ggml != nil && read(filepath.Join(dir, run+"-mmvq-ggml-"+be+".json"), &g)
+		peer := be == "vulkan" && ggml != nil && read(filepath.Join(dir, peerRun+"-mmvq-ggml-"+be+".json"), &g)
 		if !suite && !peer {
 			continue
 		}
@@ -76,7 +81,10 @@ func mmvqSection(md *strings.Builder, dir, run string, cubGraph map[cubKey]float
 			fmt.Fprintf(md, "The suite was not run on this path in this run; ggml's shape only.\n\n")
 		}
 		if peer {
-			chart := run + "-mmvq-ggml-" + be + ".png"
+			chart := peerRun + "-mmvq-ggml-" + be + ".png"
+			if peerRun != run {
+				fmt.Fprintf(md, "The comparison with ggml below is run %s's (one device call timing both; bench/results/%s-*).\n\n", peerRun, peerRun)
+			}
 			if err := mmvqPeer(md, g, ggml, filepath.Join(dir, chart)); err != nil {
 				return err
 			}
@@ -137,7 +145,18 @@ func mmvqSuite(md *strings.Builder, f mmvqFile, cubGraph map[cubKey]float64, cop
 func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart string) error {
 	var labels []string
 	var alone, pair plotter.Values
-	fmt.Fprintf(md, "ggml's Vulkan mul_mat_vec (test-backend-ops, same run; its time includes its own Q8_1 quantization, so it compares with kgen's pair; ggml times host wall clock over a repeated graph, kgen Vulkan timestamps over one command buffer) at m=4096, k=14336:\n\n")
+	fmt.Fprintf(md, "ggml's Vulkan mul_mat_vec (test-backend-ops, same device call, %s; its time includes its own Q8_1 quantization, so it compares with kgen's pair) at m=4096, k=14336. ", g.Device)
+	same := g.Timing == "ggml"
+	if same {
+		fmt.Fprintf(md, "Both sides timed as test-backend-ops times an op (kgen: `gen bench --timing ggml`): the op repeated on the same buffers in one command buffer, host wall clock over the repeats.")
+	} else {
+		fmt.Fprintf(md, "NOT timed the same way: ggml times host wall clock over a repeated graph on the same buffers, kgen Vulkan timestamps over rotated buffers in one command buffer (timing %q); these ratios are not a result.", g.Timing)
+	}
+	if len(g.Results) > 0 && g.Results[0].Forced != "" {
+		fmt.Fprintf(md, " kgen's candidates were narrowed by KGEN_FORCE=%s: tuned is the fastest of those.", g.Results[0].Forced)
+	}
+	fmt.Fprintf(md, "\n\n")
+	var verdicts []string
 	fmt.Fprintf(md, "| weights | n | kgen GEMV us | kgen pair us | ggml us | ggml / kgen GEMV | ggml / kgen pair |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range g.Results {
 		gu := ggml[r.Dtype+"/"+strconv.Itoa(r.M)]
@@ -146,12 +165,24 @@ func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart st
 			continue
 		}
 		fmt.Fprintf(md, "| %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", r.Dtype, r.M, r.TunedUS, r.PairUS, gu, gu/r.TunedUS, gu/r.PairUS)
+		if r.Dtype == "q4_k" && same {
+			if want := peerTarget(r.M); want > 0 {
+				v := "met"
+				if gu/r.PairUS < want {
+					v = "MISSED"
+				}
+				verdicts = append(verdicts, fmt.Sprintf("n = %d %.2fx (target %.1fx): %s", r.M, gu/r.PairUS, want, v))
+			}
+		}
 		{
 			labels = append(labels, fmt.Sprintf("%s n%d", r.Dtype, r.M))
 			alone, pair = append(alone, gu/r.TunedUS), append(pair, gu/r.PairUS)
 		}
 	}
 	fmt.Fprintf(md, "\nTarget (issue 11): the Vulkan path at least 1.2x ggml's q4_K time at n = 1 and 2x at n = 4..8 (a ratio above 1 means kgen is faster).\n\n")
+	if len(verdicts) > 0 {
+		fmt.Fprintf(md, "Against it (ggml / kgen pair, q4_k): %s.\n\n", strings.Join(verdicts, "; "))
+	}
 	if len(labels) == 0 {
 		return nil
 	}
@@ -159,6 +190,18 @@ func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart st
 		{"kgen GEMV alone", alone, blue},
 		{"kgen quantize + GEMV", pair, orange},
 	})
+}
+
+// peerTarget is issue 11's Vulkan target at n tokens (ggml's q4_K time
+// over kgen's pair), 0 where it sets none.
+func peerTarget(n int) float64 {
+	switch {
+	case n == 1:
+		return 1.2
+	case n >= 4 && n <= 8:
+		return 2
+	}
+	return 0
 }
 
 // span is "min-max unit over n" of v.

@@ -135,7 +135,7 @@ func TestMMVQSection(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "run-ggml-quant.txt"), []byte("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - 15.00 us/run - ...\n"), 0o644)
 	cub := map[cubKey]float64{{"m", "ffn", 1, "bf16"}: 60, {"m", "ffn", 8, "bf16"}: 80}
 	var md strings.Builder
-	if err := mmvqSection(&md, dir, "run", cub, 4000); err != nil {
+	if err := mmvqSection(&md, dir, "run", "run", cub, 4000); err != nil {
 		t.Fatal(err)
 	}
 	got := md.String()
@@ -144,14 +144,62 @@ func TestMMVQSection(t *testing.T) {
 		"| q4_k | 1 | 10.0 | 12.0 | 15.0 | 1.50 | 1.25 |\n",
 		"![mmvq cuda](bench/results/run-mmvq-cuda.png)",
 		"![mmvq against ggml, vulkan](bench/results/run-mmvq-ggml-vulkan.png)",
+		"NOT timed the same way", // this file records no --timing ggml
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
+	if strings.Contains(got, "Against it") {
+		t.Errorf("target verdicts for a peer timed another way:\n%s", got)
+	}
 	for _, f := range []string{"run-mmvq-cuda.png", "run-mmvq-ggml-vulkan.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("chart %s: %v", f, err)
+		}
+	}
+}
+
+// TestMMVQPeerRun takes the ggml comparison from another run's files
+// (-mmvq-peer-run), says both sides were timed as test-backend-ops times
+// and by which KGEN_FORCE kgen's candidates were narrowed, and states the
+// issue-11 targets met or missed from the pair's ratio.
+func TestMMVQPeerRun(t *testing.T) {
+	dir := t.TempDir()
+	type res struct {
+		Model, Layer, Dtype string
+		N, K, M             int
+		TunedUS             float64 `json:"tuned_us"`
+		PairUS              float64 `json:"pair_us"`
+		Forced              string  `json:"forced"`
+	}
+	rs := []res{
+		{"ggml-peer", "down", "q4_k", 4096, 14336, 1, 10, 10.5, "mmvq:rows=2"},
+		{"ggml-peer", "down", "q4_k", 4096, 14336, 4, 25, 26, "mmvq:rows=2"},
+		{"ggml-peer", "down", "q4_k", 4096, 14336, 8, 40, 41, "mmvq:rows=2"},
+	}
+	b, _ := json.Marshal(map[string]any{"device": "NVIDIA H200", "backend": "vulkan", "timing": "ggml", "results": rs})
+	os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
+	var log strings.Builder
+	for _, n := range []string{"1", "4", "8"} {
+		us := map[string]string{"1": "18.90", "4": "48.00", "8": "110.00"}[n]
+		log.WriteString("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=" + n + ",k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - " + us + " us/run - ...\n")
+	}
+	os.WriteFile(filepath.Join(dir, "peer-ggml-quant.txt"), []byte(log.String()), 0o644)
+	var md strings.Builder
+	if err := mmvqSection(&md, dir, "run", "peer", nil, 4000); err != nil {
+		t.Fatal(err)
+	}
+	got := md.String()
+	for _, want := range []string{
+		"The comparison with ggml below is run peer's",
+		"Both sides timed as test-backend-ops times an op",
+		"KGEN_FORCE=mmvq:rows=2",
+		"n = 1 1.80x (target 1.2x): met; n = 4 1.85x (target 2.0x): MISSED; n = 8 2.68x (target 2.0x): met",
+		"![mmvq against ggml, vulkan](bench/results/peer-mmvq-ggml-vulkan.png)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
 }
