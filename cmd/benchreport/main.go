@@ -377,10 +377,12 @@ func main() {
 		md.WriteString(string(notes))
 	}
 	// Each other run's notes once, after the main run's.
+	seen := map[string]bool{*run: true}
 	for _, other := range []string{qrun, prun} {
-		if other == *run || (other == prun && prun == qrun) {
+		if seen[other] {
 			continue
 		}
+		seen[other] = true
 		if notes, err := os.ReadFile(filepath.Join(*dir, other+"-notes.md")); err == nil {
 			md.WriteString("\n" + string(notes))
 		}
