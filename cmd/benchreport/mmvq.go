@@ -179,7 +179,7 @@ func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart st
 			alone, pair = append(alone, gu/r.TunedUS), append(pair, gu/r.PairUS)
 		}
 	}
-	fmt.Fprintf(md, "\nTarget (issue 11): the Vulkan path at least 1.2x ggml's q4_K time at n = 1 and 2x at n = 4..8 (a ratio above 1 means kgen is faster).\n\n")
+	fmt.Fprintf(md, "\nTarget (issue 11): the Vulkan path at least %gx ggml's q4_K time at n = 1 and %gx at n = %d..%d (a ratio above 1 means kgen is faster).\n\n", peerTargetN1, peerTargetMany, peerManyFrom, peerManyTo)
 	if len(verdicts) > 0 {
 		fmt.Fprintf(md, "Against it (ggml / kgen pair, q4_k): %s.\n\n", strings.Join(verdicts, "; "))
 	}
@@ -197,12 +197,19 @@ func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart st
 func peerTarget(n int) float64 {
 	switch {
 	case n == 1:
-		return 1.2
-	case n >= 4 && n <= 8:
-		return 2
+		return peerTargetN1
+	case n >= peerManyFrom && n <= peerManyTo:
+		return peerTargetMany
 	}
 	return 0
 }
+
+// Issue 11's Vulkan targets, as ratios of ggml's q4_K time to kgen's pair.
+const (
+	peerTargetN1             = 1.2
+	peerTargetMany           = 2.0
+	peerManyFrom, peerManyTo = 4, 8
+)
 
 // span is "min-max unit over n" of v.
 func span(v []float64, unit string) string {

@@ -45,29 +45,21 @@ func TestEvaluate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{
+	wantIn(t, got,
 		"cuda (sm90): current heuristic within 10% of tuned in 1 of 2 cases (50%); worst x1.200; 1 unknown, 1 without times\n",
-		"  slower  m/slower gemv bf16 m=1 n=4096 k=4096: picks " + pick + " 12.0 us, fastest 10.0 us (+20%)\n",
-		"  unknown m/unknown gemv bf16 m=1 n=4096 k=4096: picks " + pick + ", not timed\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
-	}
+		"  slower  m/slower gemv bf16 m=1 n=4096 k=4096: picks "+pick+" 12.0 us, fastest 10.0 us (+20%)\n",
+		"  unknown m/unknown gemv bf16 m=1 n=4096 k=4096: picks "+pick+", not timed\n",
+	)
 	// The family a result names is used; the default only for the others.
 	out.Reset()
 	if err := evaluate(&out, []string{path}, "nope"); err != nil {
 		t.Fatal(err)
 	}
 	got = out.String()
-	for _, want := range []string{
+	wantIn(t, got,
 		"cuda (sm90): current heuristic within 10% of tuned in 1 of 1 cases (100%); worst x1.050; 2 unknown, 1 without times\n",
 		"  unknown m/slower nope bf16 m=1 n=4096 k=4096: unknown family \"nope\"\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
-	}
+	)
 }
 
 // TestQuantSection checks the quantizer tables, targets and charts.
@@ -86,7 +78,7 @@ func TestQuantSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{
+	wantIn(t, got,
 		"- quant_q8k at one row, K = 4096, at least 20x faster than the thread-per-block baseline: bf16 25.0x (sg 2.00 us, thread 50.00 us).\n",
 		"- quant_q8k at 4096 rows, at least 80% of copy bandwidth (best tile): bf16 K=4096 90%.\n",
 		"- quant_q8_1 at one row, K = 4096, at least 20x faster than the thread-per-block baseline: f32 2.0x (sg 2.00 us, thread 4.00 us).\n",
@@ -96,11 +88,7 @@ func TestQuantSection(t *testing.T) {
 		"### quant_q8k\n", "### quant_q8_1\n",
 		"| 1 | 4096 | bf16 | 50.00 | sg | 2.00 | 25.0x | 6 | 0% | quant_q8k_bf16_wg | quant_q8k_bf16_sg |\n",
 		"![Quantizers quant_q8_1](bench/results/run-quant-cuda-quant_q8_1.png)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
-	}
+	)
 	for _, f := range []string{"run-quant-cuda-quant_q8k.png", "run-quant-cuda-quant_q8_1.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("chart %s: %v", f, err)
@@ -139,17 +127,13 @@ func TestMMVQSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := md.String()
-	for _, want := range []string{
+	wantIn(t, got,
 		"Q4_K at M = 1 3.00-3.00x over 1 shapes faster than bf16 cuBLAS (target >= 3x); at M = 8 2.00-2.00x over 1 shapes",
 		"| q4_k | 1 | 10.0 | 12.0 | 15.0 | 1.50 | 1.25 |\n",
 		"![mmvq cuda](bench/results/run-mmvq-cuda.png)",
 		"![mmvq against ggml, vulkan](bench/results/run-mmvq-ggml-vulkan.png)",
 		"NOT timed the same way", // this file records no --timing ggml
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "Against it") {
 		t.Errorf("target verdicts for a peer timed another way:\n%s", got)
 	}
@@ -191,17 +175,13 @@ func TestMMVQPeerRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := md.String()
-	for _, want := range []string{
+	wantIn(t, got,
 		"The comparison with ggml below is run peer's",
 		"Both sides timed as test-backend-ops times an op",
 		"KGEN_FORCE=mmvq:rows=2",
 		"n = 1 1.80x (target 1.2x): met; n = 4 1.85x (target 2.0x): MISSED; n = 8 2.68x (target 2.0x): met",
 		"![mmvq against ggml, vulkan](bench/results/peer-mmvq-ggml-vulkan.png)",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
-	}
+	)
 }
 
 // TestQuantRunFloors reads a quantizer run's copy bandwidth and its least
@@ -254,17 +234,23 @@ func TestStatsReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{
+	wantIn(t, got,
 		"  m/l m=5 n=8 k=256\n    b                                      10.25 us  Binary_Size=9000 Register_Count=96\n    a                                      20.50 us  Register_Count=40\n",
 		"  rows=4096 k=4096 f16\n",
 		"    c                                       2.00 us  (no statistics)\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("missing %q in\n%s", want, got)
-		}
-	}
+	)
 	os.WriteFile(p, []byte(`{"device": "x", "results": []}`), 0o644)
 	if err := statsReport(&out, []string{p}); err == nil || !strings.Contains(err.Error(), "no pipeline_stats") {
 		t.Errorf("no stats: %v", err)
+	}
+}
+
+// wantIn reports each of wants that got does not contain.
+func wantIn(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
 	}
 }
