@@ -135,7 +135,7 @@ var Artifacts = [127]table.Artifact{
 	{Path: "spirv/mmvq_q4_k_splitk_khr.spv", SHA256: "ed70fe9c53d56fcded25934aedb9cb4b9580c86c89c9d1ceb9d3ad5cdc074d0c"},
 	{Path: "spirv/mmvq_q4_k_workgroup_khr.spv", SHA256: "333b524985b285fdf2a860504471b9afda1f8ef38a1df87450925ceec45869c4"},
 	{Path: "spirv/mmvq_q4_k_pipe_khr.spv", SHA256: "0dea2063dd1a10ec9784cd0b06553926fa35104abbbe5e67512adc7d8a49b5a5"},
-	{Path: "spirv/mmvq_q4_k_xshare_khr.spv", SHA256: "a668ef575954cf003e3ddd5211a97b2f6416dd5d5c2e48494073dfefa3c1ccf2"},
+	{Path: "spirv/mmvq_q4_k_xshare_khr.spv", SHA256: "28ca3d9183a875db5eea3f261869cf8e25b32e0b59e9ed93818517b5264c2e86"},
 	{Path: "spirv/mmvq_q6_k_subgroup_khr.spv", SHA256: "45285b02e48cb5b99e4a37f6489b86ccc4023e7a5718af1ac7fc8e4e264a9793"},
 	{Path: "spirv/mmvq_q6_k_splitk_khr.spv", SHA256: "1bc1289121e217ab0b8753fc500ab567795d55896a33691741904c62f82aedf7"},
 	{Path: "spirv/mmvq_q6_k_workgroup_khr.spv", SHA256: "b72fbc159be70a8472038cfdd596373f273aacca7c3a0bcd73ac16e64343e9b6"},

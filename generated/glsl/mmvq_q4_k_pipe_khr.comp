@@ -85,7 +85,7 @@ uvec2 scale_min(uvec4 h, uint j) {
   if (j < 4u) return uvec2(sbyte(h, j) & 63u, sbyte(h, j + 4u) & 63u);
   return uvec2((sbyte(h, j + 4u) & 15u) | ((sbyte(h, j - 4u) >> 6) << 4), (sbyte(h, j + 4u) >> 4) | ((sbyte(h, j) >> 6) << 4));
 }
-// The pipe layout: the high nibbles stay in place (q & 0xF0: 16 x the
+// The pipe and xshare layouts: the high nibbles stay in place (q & 0xF0: 16 x the
 // nibble, dotted unsigned x signed), the 1/16 folded into d1 (exact); the
 // scales and mins of sub-blocks 2c, 2c+1 decoded from whole words (bytes
 // 2(c % 2), +1 of the head's words 1..3; c >= 2: low 4 bits in word 3, high

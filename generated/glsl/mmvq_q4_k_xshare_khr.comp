@@ -47,6 +47,10 @@ layout(std430, binding = 4) coherent buffer CBuf { uint counter[]; };
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
 int sdot4x8(uint a, uint b, spirv_literal int fmt);
 int dot4(uint a, uint b) { return sdot4x8(a, b, 0); }
+// OpSUDot (4452): a's bytes signed, b's unsigned.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
+int sudot4x8(uint a, uint b, spirv_literal int fmt);
+int dot4su(uint a, uint b) { return sudot4x8(a, b, 0); }
 
 // An integer of magnitude below 2^22 as float, exactly: 1.5 * 2^23 + i has
 // ulp 1, so its bits are 0x4B400000 + i (the add folds into the dot
@@ -81,17 +85,25 @@ uvec2 scale_min(uvec4 h, uint j) {
   if (j < 4u) return uvec2(sbyte(h, j) & 63u, sbyte(h, j + 4u) & 63u);
   return uvec2((sbyte(h, j + 4u) & 15u) | ((sbyte(h, j - 4u) >> 6) << 4), (sbyte(h, j + 4u) >> 4) | ((sbyte(h, j) >> 6) << 4));
 }
+// The pipe and xshare layouts: the high nibbles stay in place (q & 0xF0: 16 x the
+// nibble, dotted unsigned x signed), the 1/16 folded into d1 (exact); the
+// scales and mins of sub-blocks 2c, 2c+1 decoded from whole words (bytes
+// 2(c % 2), +1 of the head's words 1..3; c >= 2: low 4 bits in word 3, high
+// 2 in words 1 and 2).
 WU loadW(uint row, uint u, uint U) {
   const uint b = (row * U + u) / UPB, c = (row * U + u) % UPB;
   const uvec4 h = w4[b * 9u];
   WU r;
   const uvec4 q0 = w4[b * 9u + 1u + 2u * c], q1 = w4[b * 9u + 2u + 2u * c];
   r.l0 = q0 & 0x0F0F0F0Fu; r.l1 = q1 & 0x0F0F0F0Fu;
-  r.h0 = (q0 >> 4u) & 0x0F0F0F0Fu; r.h1 = (q1 >> 4u) & 0x0F0F0F0Fu;
+  r.h0 = q0 & 0xF0F0F0F0u; r.h1 = q1 & 0xF0F0F0F0u;
   const vec2 dm = vec2(half_lo(h.x), half_lo(h.x >> 16));
-  const uvec2 s0 = scale_min(h, 2u * c), s1 = scale_min(h, 2u * c + 1u);
-  r.d0 = dm.x * float(s0.x); r.m0 = dm.y * float(s0.y);  // exact: 11 x 6 bits
-  r.d1 = dm.x * float(s1.x); r.m1 = dm.y * float(s1.y);
+  const uint sh = 16u * (c & 1u), x1 = h.y >> sh, x2 = h.z >> sh, x3 = h.w >> sh;
+  const bool hi = c >= 2u;
+  const uint S = hi ? (x3 & 0x0F0Fu) | ((x1 >> 2) & 0x3030u) : x1 & 0x3F3Fu;
+  const uint M = hi ? ((x3 >> 4) & 0x0F0Fu) | ((x2 >> 2) & 0x3030u) : x2 & 0x3F3Fu;
+  r.d0 = dm.x * float(S & 0xFFu); r.m0 = dm.y * float(M & 0xFFu);  // exact: 11 x 6 bits
+  r.d1 = dm.x * float(S >> 8) * 0.0625; r.m1 = dm.y * float(M >> 8);
   return r;
 }
 
@@ -117,9 +129,14 @@ int dot16(uvec4 q0, uvec4 q1, uvec4 a0, uvec4 a1) {
          dot4(q1.x, a1.x) + dot4(q1.y, a1.y) + dot4(q1.z, a1.z) + dot4(q1.w, a1.w);
 }
 
+int dot16su(uvec4 q0, uvec4 q1, uvec4 a0, uvec4 a1) {
+  return dot4su(a0.x, q0.x) + dot4su(a0.y, q0.y) + dot4su(a0.z, q0.z) + dot4su(a0.w, q0.w) +
+         dot4su(a1.x, q1.x) + dot4su(a1.y, q1.y) + dot4su(a1.z, q1.z) + dot4su(a1.w, q1.w);
+}
+
 float dotUnit(WU wu, XU xu) {
   const int da = dot16(wu.l0, wu.l1, xu.a0, xu.a1);
-  const int db = dot16(wu.h0, wu.h1, xu.b0, xu.b1);
+  const int db = dot16su(wu.h0, wu.h1, xu.b0, xu.b1);  // 16 x; |db| <= 32 * 240 * 128 < 2^22
   // |da|, |db| <= 32 * 15 * 128 < 2^22
   return xu.da * (wu.d0 * i2f(da) - wu.m0 * xu.sa) + xu.db * (wu.d1 * i2f(db) - wu.m1 * xu.sb);
 }
