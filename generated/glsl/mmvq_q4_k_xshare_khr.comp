@@ -18,6 +18,10 @@
 // token, shared by the rows of a lane.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+// The loops over rows and tokens are unrolled (the hint reaches the driver:
+// their bounds are specialization constants), so acc and the per-row
+// registers are indexed by constants and stay in registers.
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_spirv_intrinsics : require
 
 layout(constant_id = 0) const uint ROWS = 1;
@@ -159,20 +163,20 @@ void main() {
   const uint g = tid / GL, l = tid % GL;
   const uint row0 = gl_WorkGroupID.x * ROWS + g * RPG;
   float acc[RPG * TOKENS];
-  for (uint i = 0u; i < RPG * TOKENS; ++i) acc[i] = 0.0;
+  [[unroll]] for (uint i = 0u; i < RPG * TOKENS; ++i) acc[i] = 0.0;
   for (uint u0 = 0u; u0 < U; u0 += GL) {
     // this lane's weights first (in flight while the step's activations
     // are staged); units past U clamped for loads, never added
     const uint u = min(u0 + l, U - 1u);
     WU wu[RPG];
-    for (uint r = 0u; r < RPG; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
+    [[unroll]] for (uint r = 0u; r < RPG; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
     for (uint i = tid; i < T * GL; i += WG) xs[i] = loadX(i / GL, min(u0 + i % GL, U - 1u), XB);
     barrier();
     if (u0 + l < U) {
-      for (uint t = 0u; t < TOKENS; ++t) {
+      [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
         if (t >= T) continue;
         const XU xu = xs[t * GL + l];
-        for (uint r = 0u; r < RPG; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
+        [[unroll]] for (uint r = 0u; r < RPG; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
       }
     }
     barrier();
@@ -180,7 +184,7 @@ void main() {
   // A group's rows: reduce within each subgroup (at most 32 lanes, the
   // class constraint, so whole parts of one group), then across the
   // group's subgroups in order.
-  for (uint i = 0u; i < RPG * TOKENS; ++i) {
+  [[unroll]] for (uint i = 0u; i < RPG * TOKENS; ++i) {
     if (i % TOKENS >= T) continue;
     float s = subgroupAdd(acc[i]);
     if (subgroupElect()) red[gl_SubgroupID * RPG * TOKENS + i] = s;

@@ -16,6 +16,10 @@
 // token, shared by the rows of a lane.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+// The loops over rows and tokens are unrolled (the hint reaches the driver:
+// their bounds are specialization constants), so acc and the per-row
+// registers are indexed by constants and stay in registers.
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;
 layout(constant_id = 3) const uint SPLITS = 1;
@@ -149,28 +153,28 @@ void main() {
   const uint row0 = gl_WorkGroupID.x * ROWS;
   uint ubeg = 0u, uend = U;
   float acc[ROWS * TOKENS];
-  for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
   // Two units a step (u and u + WG): both units' weight loads of every row
   // are issued before either is dotted; tokens past T (uniform) skipped.
   for (uint u = ubeg + tid; u < uend; u += 2u * WG) {
     const uint u2 = u + WG;
     const bool two = u2 < uend;
     WU wa[ROWS], wb[ROWS];
-    for (uint r = 0u; r < ROWS; ++r) wa[r] = loadW(min(row0 + r, N - 1u), u, U);
-    for (uint r = 0u; r < ROWS; ++r) wb[r] = loadW(min(row0 + r, N - 1u), two ? u2 : u, U);
-    for (uint t = 0u; t < TOKENS; ++t) {
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) wa[r] = loadW(min(row0 + r, N - 1u), u, U);
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) wb[r] = loadW(min(row0 + r, N - 1u), two ? u2 : u, U);
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
       if (t >= T) continue;
       const XU xa = loadX(t, u, XB);
-      for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wa[r], xa);
+      [[unroll]] for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wa[r], xa);
       if (two) {
         const XU xb = loadX(t, u2, XB);
-        for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wb[r], xb);
+        [[unroll]] for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wb[r], xb);
       }
     }
   }
   // Reduce within each subgroup, then across subgroups in subgroup order
   // (tokens past T: nothing to reduce).
-  for (uint i = 0u; i < ROWS * TOKENS; ++i) {
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) {
     if (i % TOKENS >= T) continue;
     float s = subgroupAdd(acc[i]);
     if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;

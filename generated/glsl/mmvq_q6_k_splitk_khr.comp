@@ -18,6 +18,10 @@
 // token, shared by the rows of a lane.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+// The loops over rows and tokens are unrolled (the hint reaches the driver:
+// their bounds are specialization constants), so acc and the per-row
+// registers are indexed by constants and stay in registers.
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_spirv_intrinsics : require
 
 layout(constant_id = 0) const uint ROWS = 1;
@@ -156,20 +160,20 @@ void main() {
   ubeg = min(U, gl_WorkGroupID.y * chunk);
   uend = min(U, ubeg + chunk);
   float acc[ROWS * TOKENS];
-  for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
   for (uint u = ubeg + tid; u < uend; u += WG) {
     WU wu[ROWS];
-    for (uint r = 0u; r < ROWS; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
     // tokens past T (uniform) are skipped
-    for (uint t = 0u; t < TOKENS; ++t) {
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
       if (t >= T) continue;
       const XU xu = loadX(t, u, XB);
-      for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
+      [[unroll]] for (uint r = 0u; r < ROWS; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
     }
   }
   // Reduce within each subgroup, then across subgroups in subgroup order
   // (tokens past T: nothing to reduce).
-  for (uint i = 0u; i < ROWS * TOKENS; ++i) {
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) {
     if (i % TOKENS >= T) continue;
     float s = subgroupAdd(acc[i]);
     if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;

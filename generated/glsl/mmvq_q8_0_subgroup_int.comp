@@ -16,6 +16,10 @@
 // token, shared by the rows of a lane.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+// The loops over rows and tokens are unrolled (the hint reaches the driver:
+// their bounds are specialization constants), so acc and the per-row
+// registers are indexed by constants and stay in registers.
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;
 layout(constant_id = 3) const uint SPLITS = 1;
@@ -119,16 +123,16 @@ void main() {
   for (uint r = gl_SubgroupID; r < ROWS; r += gl_NumSubgroups) {
     const uint n = min(gl_WorkGroupID.x * ROWS + r, N - 1u);
     float acc[TOKENS];
-    for (uint t = 0u; t < TOKENS; ++t) acc[t] = 0.0;
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) acc[t] = 0.0;
     for (uint u = me; u < U; u += lanes) {
       const WU wu = loadW(n, u, U);
       // tokens past T (uniform) are skipped
-      for (uint t = 0u; t < TOKENS; ++t) {
+      [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
         if (t < T) acc[t] += dotUnit(wu, loadX(t, u, XB));
       }
     }
     const uint row = gl_WorkGroupID.x * ROWS + r;
-    for (uint t = 0u; t < TOKENS; ++t) {
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
       if (t >= T) continue;
       float s = subgroupAdd(acc[t]);
       if (me == 0u && row < N) y[t * N + row] = s;
