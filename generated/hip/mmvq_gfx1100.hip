@@ -485,6 +485,90 @@ KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 }
 
 
+// mmsN: mmaN (a 16-row tile per workgroup, warp w on superblocks w, w +
+// NW, ...) with the activations staged in LDS: each warp copies the Q8_1
+// blocks of its superblock NS - 1 steps ahead (T tokens x 288 bytes, 16-byte
+// aligned since K is a multiple of 256 and X's address is 16-byte aligned:
+// 18 asynchronous 16-byte copies a token) into its own ring of NS slots, so
+// the activations' latency overlaps the MMAs without registers held for
+// them; lanes then read their B fragments and d words from LDS. Weights as
+// mmaN (two register buffers). Only warp barriers inside the loop: each
+// warp has its own number of steps.
+template <int TOK, int WG>
+KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  constexpr int NW = WG / 32, NS = NW <= 4 ? 3 : 2;
+  static_assert(WG % 32 == 0 && NW >= 4, "mms tiles: whole warps, at least 4 (the 128 outputs are summed by as many lanes)");
+  KG_SHARED uint32_t xs[NW][NS][TOK][72];
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int row0 = kg_bid_x() * 16;
+  const int NB = K / 256, XB = K / 32;
+  const uint8_t* w0 = W + (size_t)min(row0 + g, N - 1) * NB * 144;
+  const uint8_t* w1 = W + (size_t)min(row0 + 8 + g, N - 1) * NB * 144;
+  const int tg = min(g, T - 1), t0 = min(2 * q, T - 1), t1 = min(2 * q + 1, T - 1);
+  // superblock b's activations into slot s of this warp's ring (a group
+  // committed even when empty, so that kg_cp_wait counts steps)
+  auto stage = [&](int b, int s) {
+    if (b < NB) {
+      for (int i = lane; i < T * 18; i += 32) {
+        const int t = i / 18, c = i % 18;
+        kg_cp_async16<TOK>(&xs[warp][s][t][4 * c], X + ((size_t)t * XB + 8 * b) * 36 + 16 * c);
+      }
+    }
+    kg_cp_commit<TOK>();
+  };
+  auto compute = [&](float (&acc)[4], const MmaW& w, int s) {
+    const uint32_t(*sx)[72] = xs[warp][s];
+    MmaX x;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      x.b[j][0] = sx[tg][9 * j + 1 + 2 * q], x.b[j][1] = sx[tg][9 * j + 2 + 2 * q];
+      x.d[j][0] = sx[t0][9 * j];
+      x.d[j][1] = TOK > 1 ? sx[t1][9 * j] : 0u;
+    }
+    mma_q4k<TOK>(acc, w, x);
+  };
+
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int b = warp, k = 0;
+  if (b < NB) {
+#pragma unroll
+    for (int s = 0; s < NS - 1; ++s) stage(b + s * NW, s);
+    MmaW s0, s1;
+    mma_loadw(s0, w0 + (size_t)b * 144, w1 + (size_t)b * 144, q);
+    // one step: stage NS - 1 ahead, wait for this step's slot, load the
+    // next weights into nxt, compute with cur
+    auto step = [&](const MmaW& cur, MmaW& nxt) {
+      stage(b + (NS - 1) * NW, (k + NS - 1) % NS);
+      kg_cp_wait<NS - 1>();
+      kg_syncwarp<TOK>();
+      if (b + NW < NB) mma_loadw(nxt, w0 + (size_t)(b + NW) * 144, w1 + (size_t)(b + NW) * 144, q);
+      compute(acc, cur, k % NS);
+      kg_syncwarp<TOK>();  // the slot is free for the copies of step k + NS
+      b += NW, ++k;
+    };
+    while (true) {
+      step(s0, s1);
+      if (b >= NB) break;
+      step(s1, s0);
+      if (b >= NB) break;
+    }
+    kg_cp_wait<0>();
+  }
+
+  KG_SHARED float red[NW][4][32];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
+  kg_sync();
+  if (tid < 128) {
+    const int i = tid / 32;
+    float sum = 0.0f;
+    for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
+    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
+    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+  }
+}
+
 // Streaming tiles (layout stream, target: cuda archs only; q4_k, 1..4
 // tokens), built for memory-level parallelism at few tokens. A workgroup of
 // NW warps owns R consecutive rows; warp w takes steps w, w + NW, ... of

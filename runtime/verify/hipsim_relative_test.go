@@ -219,6 +219,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 			sub := paramS(v, "layout")
 			if t := paramS(v, "tile"); t == "sp8" {
 				sub = "persist" // the persistent grid: every one of them
+			} else if strings.HasPrefix(t, "mms") {
+				sub = "mms" // LDS-staged activations: a sample of their own
 			}
 			key += "/" + sub
 			mma[key] = true
@@ -278,6 +280,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				switch layout {
 				case "mma":
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
+				case "mms":
+					limit = 8 // all of them (8)
 				case "stream":
 					limit = 8
 				case "persist":

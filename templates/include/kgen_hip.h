@@ -291,6 +291,32 @@ KG_DEVICE void kg_mma_s8_16x8x32(int (&)[4], uint32_t, uint32_t, uint32_t, uint3
 #define KG_MMA_S8 0
 #endif
 
+// Warp barrier and 16-byte global -> LDS copies that complete later
+// (staging for the mma tiles; TAG as above). CUDA: __syncwarp and sm80's
+// cp.async (bypassing L1: .cg), committed as groups; kg_cp_wait<N>() waits
+// until at most N of the lane's groups are pending. The CPU simulation:
+// plain copies (complete at once) and a barrier over the warp's 32 lanes.
+#if defined(__CUDACC__)
+template <int TAG> KG_DEVICE void kg_syncwarp() { __syncwarp(); }
+template <int TAG> KG_DEVICE void kg_cp_async16(uint32_t* lds, const uint8_t* g) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(lds)), "l"(g) : "memory");
+}
+template <int TAG> KG_DEVICE void kg_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> KG_DEVICE void kg_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+#elif defined(KGEN_CPU_SIM)
+template <int TAG> KG_DEVICE void kg_syncwarp() { kg_sim_syncwarp(); }
+template <int TAG> KG_DEVICE void kg_cp_async16(uint32_t* lds, const uint8_t* g) { memcpy(lds, g, 16); }
+template <int TAG> KG_DEVICE void kg_cp_commit() {}
+template <int N> KG_DEVICE void kg_cp_wait() {}
+#else
+template <int TAG> KG_DEVICE void kg_syncwarp() {
+  static_assert(TAG < 0 && TAG >= 0, "warp-staged (mms) mmvq tiles exist for target: cuda archs only");
+}
+template <int TAG> KG_DEVICE void kg_cp_async16(uint32_t*, const uint8_t*) {}
+template <int TAG> KG_DEVICE void kg_cp_commit() {}
+template <int N> KG_DEVICE void kg_cp_wait() {}
+#endif
+
 // ===== fp8 e4m3 decode (GEMV weights) =======================================
 // OCP E4M3FN codes (bias 7, subnormals, no infinities, S.1111.111 NaN: the
 // format of runtime/ref's E4M3ToF32) decoded exactly, by the hardware where

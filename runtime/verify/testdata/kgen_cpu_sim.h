@@ -57,6 +57,18 @@ KG_DEVICE void kg_sync() {
     for (int l = 0; l < kg_sim_lanes; ++l) all = all && kg_sim_syncs[l] >= c;
   }
 }
+// __syncwarp: the lane waits until the 32 lanes of its warp have arrived.
+static unsigned kg_sim_wsyncs[1024];
+KG_DEVICE void kg_sim_syncwarp() {
+  kg_sim_seen();
+  const int t = kg_sim.tid, w0 = t / 32 * 32;
+  const unsigned c = ++kg_sim_wsyncs[t];
+  for (bool all = false; !all;) {
+    kg_sim_barrier();
+    all = true;
+    for (int l = w0; l < w0 + 32; ++l) all = all && kg_sim_wsyncs[l] >= c;
+  }
+}
 // mma.sync m16n8k32 s8 x s8 -> s32 for the 32 lanes of the caller's warp
 // (fragments as kgen_hip.h documents them): each lane posts its operands,
 // waits for the warp's, and computes its four results.
