@@ -18127,14 +18127,14 @@ var Archs = []table.Arch{
 		}, {
 			Family: "mmvq",
 			Rules: []table.Rule{{
-				Expr: "tile == \"mms128\" || tile == \"mms256\"",
-				Why:  "H200: the LDS-staged tensor-core tiles rank last until measured to win (not yet)",
-			}, {
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
 				Expr: "(layout == \"mma\") != (m >= 5 || m >= 3 && n > 4096 || m >= 3 && n > 2048 && k < 4096 || m == 2 && k <= 1024 && n >= 100000)",
 				Why:  "H200: integer tensor cores from 5 tokens, at 3-4 above 4096 rows and on 2049..4096 rows with K < 4096, at 2 on 100k-row LM heads of K <= 1024; streaming dp4a tiles otherwise",
+			}, {
+				Expr: "(layout == \"mma\") * (tile != \"mms128\")",
+				Why:  "H100 run 05i (in-sample, 24 cases >= 64 MiB, 2/4/8 tokens): mms128 fastest in 19, at most 1.104x off; up to 1.17x ahead of the other tiles",
 			}, {
 				Expr: "(layout != \"mma\") * (layout != \"stream\")",
 				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2)",
