@@ -181,7 +181,17 @@ func TestMMVQPeerRun(t *testing.T) {
 		"KGEN_FORCE=mmvq:rows=2",
 		"n = 1 1.80x (target 1.2x): met; n = 4 1.85x (target 2.0x): MISSED; n = 8 2.68x (target 2.0x): met",
 		"![mmvq against ggml, vulkan](bench/results/peer-mmvq-ggml-vulkan.png)",
+		"Against it (ggml / kgen pair, q4_k): n = 1",
 	)
+
+	// Another card: the same verdicts, marked as not the acceptance run.
+	b, _ = json.Marshal(map[string]any{"device": "NVIDIA H100 80GB HBM3", "backend": "vulkan", "timing": "ggml", "results": rs})
+	os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
+	md.Reset()
+	if err := mmvqSection(&md, dir, "run", "peer", nil, 4000); err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, md.String(), "Against it (ggml / kgen pair, q4_k on the NVIDIA H100 80GB HBM3, not the NVIDIA H200 the target names): n = 1 1.80x")
 }
 
 // TestQuantRunFloors reads a quantizer run's copy bandwidth and its least
