@@ -17589,6 +17589,9 @@ var Families = []table.Family{
 			Expr: "m <= tokens",
 			Why:  "the variant computes at most tokens tokens per launch",
 		}, {
+			Expr: "align % (1 + 3 * (tile == \"mms128\" || tile == \"mms256\")) == 0",
+			Why:  "the mms tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes)",
+		}, {
 			Expr: "layout != \"splitk\" || 2 * k >= splits * wg * unit",
 			Why:  "each split-K slice needs at least half a pass of its workgroup",
 		}},
@@ -17612,12 +17615,14 @@ var Families = []table.Family{
 			}},
 			Buffers: []table.Buffer{
 				{
+					Align: "1 + 3 * (tile == \"mms128\" || tile == \"mms256\")",
 					Bytes: "cdiv(n * (k / block(dtype)) * bytes(dtype), 4) * 4",
 					Dir:   "in",
 					Elem:  "weight",
 					Name:  "W",
 				},
 				{
+					Align: "1 + 3 * (tile == \"mms128\" || tile == \"mms256\")",
 					Bytes: "m * (k / act_block(dtype)) * act_bytes(dtype)",
 					Dir:   "in",
 					Elem:  "act",
