@@ -416,6 +416,25 @@ KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
   }
 }
 
+// The end of the tensor-core tiles: the warps' fragments summed in warp
+// order; thread i < 128 owns fragment element i / 32 of lane i % 32: row
+// g + 8 * (i / 64), token 2q + (i / 32) % 2 of the tile at row0.
+template <int TOK, int NW>
+KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
+  KG_SHARED float red[NW][4][32];
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, g = lane / 4, q = lane % 4;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
+  kg_sync();
+  if (tid < 128) {
+    const int i = tid / 32;
+    float sum = 0.0f;
+    for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
+    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
+    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+  }
+}
+
 // mmaN / mmdN: 16 rows per workgroup, warp w takes superblocks U w .. U w +
 // U - 1, then U NW further on, ...
 template <int TOK, int WG, int U>
@@ -469,19 +488,7 @@ KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     }
   }
 
-  // Sum the warps' fragments in warp order; thread i < 128 owns fragment
-  // element i / 32 of lane i % 32: row g + 8 * (i / 64), token 2q + (i / 32) % 2.
-  KG_SHARED float red[NW][4][32];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
-  kg_sync();
-  if (tid < 128) {
-    const int i = tid / 32;
-    float sum = 0.0f;
-    for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
-    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
-    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
-  }
+  mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
 
 
@@ -556,17 +563,7 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     kg_cp_wait<0>();
   }
 
-  KG_SHARED float red[NW][4][32];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
-  kg_sync();
-  if (tid < 128) {
-    const int i = tid / 32;
-    float sum = 0.0f;
-    for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
-    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
-    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
-  }
+  mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
 
 // Streaming tiles (layout stream, target: cuda archs only; q4_k, 1..4
