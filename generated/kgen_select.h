@@ -14944,8 +14944,9 @@ static inline int kg_mmvq_eligible(const kg_variant* v, const kg_op* op, const k
   if (!((kg_rem(op->k, kg_dtype_fn(3, v->p[KG_P_dtype])) == 0LL))) return 1; /* weight rows are whole blocks: K must be a multiple of the block (256 for q4_k and q6_k, 32 for q8_0) */
   if (!(((kg_mul(kg_mul(op->n, kg_div(op->k, kg_dtype_fn(3, v->p[KG_P_dtype]))), kg_dtype_fn(0, v->p[KG_P_dtype])) < 4294967296LL) && (kg_mul(kg_mul(op->m, kg_div(op->k, 32LL)), 36LL) < 4294967296LL)))) return 2; /* the kernels index W and X with 32-bit byte offsets: split the rows over several launches */
   if (!((op->m <= v->p[KG_P_tokens]))) return 3; /* the variant computes at most tokens tokens per launch */
-  if (!((kg_rem((op->align > 0 ? op->align : 1048576LL), kg_add(1LL, kg_mul(3LL, ((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms256))))) == 0LL))) return 4; /* the mms tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes) */
-  if (!(((v->p[KG_P_layout] != KG_S_splitk) || (kg_mul(2LL, op->k) >= kg_mul(kg_mul(v->p[KG_P_splits], v->p[KG_P_wg]), v->p[KG_P_unit]))))) return 5; /* each split-K slice needs at least half a pass of its workgroup */
+  if (!(((v->p[KG_P_layout] != KG_S_xshare) || (d->wave <= 32LL)))) return 4; /* the xshare tiles sum a 32-lane group's rows within subgroups: subgroups of at most 32 lanes */
+  if (!((kg_rem((op->align > 0 ? op->align : 1048576LL), kg_add(1LL, kg_mul(3LL, ((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms256))))) == 0LL))) return 5; /* the mms tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes) */
+  if (!(((v->p[KG_P_layout] != KG_S_splitk) || (kg_mul(2LL, op->k) >= kg_mul(kg_mul(v->p[KG_P_splits], v->p[KG_P_wg]), v->p[KG_P_unit]))))) return 6; /* each split-K slice needs at least half a pass of its workgroup */
   {
     long long w = kg_mmvq_workgroup(v, d);
     if (w < 1) return 102;

@@ -17589,6 +17589,9 @@ var Families = []table.Family{
 			Expr: "m <= tokens",
 			Why:  "the variant computes at most tokens tokens per launch",
 		}, {
+			Expr: "layout != \"xshare\" || wave <= 32",
+			Why:  "the xshare tiles sum a 32-lane group's rows within subgroups: subgroups of at most 32 lanes",
+		}, {
 			Expr: "align % (1 + 3 * (tile == \"mms128\" || tile == \"mms256\")) == 0",
 			Why:  "the mms tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes)",
 		}, {

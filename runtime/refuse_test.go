@@ -353,3 +353,30 @@ func namesOnly(names []string, must string) bool {
 	}
 	return found
 }
+
+// TestXshareNeedsSmallSubgroups: the nvidia class picks an xshare tile for
+// Q4_K at 4 tokens; on a device of that class whose subgroups are wider
+// than the 32-lane groups the tile sums within, Select picks another.
+func TestXshareNeedsSmallSubgroups(t *testing.T) {
+	dev, err := ArchDevice("nvidia")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := Op{Family: "mmvq", Dtype: "q4_k", M: 4, N: 4096, K: 14336}
+	c, err := Select(dev, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Variant.Param("layout") != "xshare" {
+		t.Fatalf("subgroup 32: picked %s, want an xshare tile (the class's keys)", c.Variant.Name)
+	}
+	wide := dev
+	wide.Wave = 64
+	c, err = Select(wide, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Variant.Param("layout") == "xshare" {
+		t.Fatalf("subgroup 64: picked %s, an xshare tile", c.Variant.Name)
+	}
+}
