@@ -18326,10 +18326,10 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"xshare\") * (dtype != \"q4_k\" || m < 2 || m == 5 || k <= 2048)",
-				Why:  "NVIDIA Vulkan: the xshare tiles only where measured to win (Q4_K at 2-4 and 8 tokens, H100 run 05j, 4096 x 14336 only)",
+				Expr: "(layout == \"xshare\") * (dtype != \"q4_k\" || m < 2 || m == 5 || k <= 2048 || n < 4096)",
+				Why:  "NVIDIA Vulkan: the xshare tiles only where measured to win (Q4_K at 2-4 and 8 tokens; H100 run 05j, 4096 x 14336 only: not below 4096 rows or K 2049)",
 			}, {
-				Expr: "(dtype == \"q4_k\" && m >= 2 && m != 5 && k > 2048) * (tile != \"xs128d\" || rows != 8)",
+				Expr: "(dtype == \"q4_k\" && m >= 2 && m != 5 && k > 2048 && n >= 4096) * (tile != \"xs128d\" || rows != 8)",
 				Why:  "NVIDIA Vulkan, H100 run 05j (in-sample, one shape): r8 xs128d 1.12-1.68x ahead of the other tiles at 2, 3, 4, 8 tokens; at 5 behind wp64d (34.1 vs 30.8 us)",
 			}, {
 				Expr: "dot == \"int\"",
