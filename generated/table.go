@@ -17566,7 +17566,7 @@ var Families = []table.Family{
 			},
 			Compare: "relative",
 			Let: []table.Let{{
-				Expr: "(layout == \"xshare\") * 32 + (layout != \"xshare\") * (wg + (wg == 0) * wave)",
+				Expr: "wg + (wg == 0) * wave",
 				Name: "row_lanes",
 			}, {
 				Expr: "(layout == \"splitk\") * splits * wg * pack + (layout != \"splitk\") * pack",
