@@ -162,20 +162,23 @@ func TestMMVQPeerRun(t *testing.T) {
 		{"ggml-peer", "down", "q4_k", 4096, 14336, 4, 25, 26, "mmvq:rows=2"},
 		{"ggml-peer", "down", "q4_k", 4096, 14336, 8, 40, 41, "mmvq:rows=2"},
 	}
-	b, _ := json.Marshal(map[string]any{"device": "NVIDIA H200", "backend": "vulkan", "timing": "ggml", "results": rs})
-	os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
+	// the peer run's section with its JSON recording this device
+	section := func(device string) string {
+		b, _ := json.Marshal(map[string]any{"device": device, "backend": "vulkan", "timing": "ggml", "results": rs})
+		os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
+		var md strings.Builder
+		if err := mmvqSection(&md, dir, "run", "peer", nil, 4000); err != nil {
+			t.Fatal(err)
+		}
+		return md.String()
+	}
 	var log strings.Builder
 	for _, n := range []string{"1", "4", "8"} {
 		us := map[string]string{"1": "18.90", "4": "48.00", "8": "110.00"}[n]
 		log.WriteString("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=" + n + ",k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - " + us + " us/run - ...\n")
 	}
 	os.WriteFile(filepath.Join(dir, "peer-ggml-quant.txt"), []byte(log.String()), 0o644)
-	var md strings.Builder
-	if err := mmvqSection(&md, dir, "run", "peer", nil, 4000); err != nil {
-		t.Fatal(err)
-	}
-	got := md.String()
-	wantIn(t, got,
+	wantIn(t, section("NVIDIA H200"),
 		"The comparison with ggml below is run peer's",
 		"Both sides timed as test-backend-ops times an op",
 		"KGEN_FORCE=mmvq:rows=2",
@@ -185,13 +188,7 @@ func TestMMVQPeerRun(t *testing.T) {
 	)
 
 	// Another card: the same verdicts, marked as not the acceptance run.
-	b, _ = json.Marshal(map[string]any{"device": "NVIDIA H100 80GB HBM3", "backend": "vulkan", "timing": "ggml", "results": rs})
-	os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
-	md.Reset()
-	if err := mmvqSection(&md, dir, "run", "peer", nil, 4000); err != nil {
-		t.Fatal(err)
-	}
-	wantIn(t, md.String(), "Against it (ggml / kgen pair, q4_k on the NVIDIA H100 80GB HBM3, not the NVIDIA H200 the target names): n = 1 1.80x")
+	wantIn(t, section("NVIDIA H100 80GB HBM3"), "Against it (ggml / kgen pair, q4_k on the NVIDIA H100 80GB HBM3, not the NVIDIA H200 the target names): n = 1 1.80x")
 }
 
 // TestQuantRunFloors reads a quantizer run's copy bandwidth and its least

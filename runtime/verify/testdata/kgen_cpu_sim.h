@@ -44,30 +44,28 @@ static uint32_t kg_sim_mma_ops[1024][6];
 KG_DEVICE void kg_sim_seen() {
   if (kg_sim.tid + 1 > kg_sim_lanes) kg_sim_lanes = kg_sim.tid + 1;
 }
-// A real workgroup barrier: the lane waits until every lane has arrived,
-// also when the lanes got here through different numbers of switches (a
-// warp of the tensor-core tiles may run more MMAs than another); for
-// kernels in lockstep it is one switch, as before.
-KG_DEVICE void kg_sync() {
+// A barrier over lanes lo..hi-1 (hi < 0: every lane seen so far) counted
+// in cnt: the lane waits until each of them has arrived, also when the
+// lanes got here through different numbers of switches (a warp of the
+// tensor-core tiles may run more MMAs than another); for kernels in
+// lockstep it is one switch.
+KG_DEVICE void kg_sim_meet(unsigned* cnt, int lo, int hi) {
   kg_sim_seen();
-  const unsigned c = ++kg_sim_syncs[kg_sim.tid];
+  const unsigned c = ++cnt[kg_sim.tid];
   for (bool all = false; !all;) {
     kg_sim_barrier();
     all = true;
-    for (int l = 0; l < kg_sim_lanes; ++l) all = all && kg_sim_syncs[l] >= c;
+    const int end = hi < 0 ? kg_sim_lanes : hi;
+    for (int l = lo; l < end; ++l) all = all && cnt[l] >= c;
   }
 }
-// __syncwarp: the lane waits until the 32 lanes of its warp have arrived.
+// The workgroup barrier.
+KG_DEVICE void kg_sync() { kg_sim_meet(kg_sim_syncs, 0, -1); }
+// __syncwarp: the 32 lanes of the caller's warp.
 static unsigned kg_sim_wsyncs[1024];
 KG_DEVICE void kg_sim_syncwarp() {
-  kg_sim_seen();
-  const int t = kg_sim.tid, w0 = t / 32 * 32;
-  const unsigned c = ++kg_sim_wsyncs[t];
-  for (bool all = false; !all;) {
-    kg_sim_barrier();
-    all = true;
-    for (int l = w0; l < w0 + 32; ++l) all = all && kg_sim_wsyncs[l] >= c;
-  }
+  const int w0 = kg_sim.tid / 32 * 32;
+  kg_sim_meet(kg_sim_wsyncs, w0, w0 + 32);
 }
 // mma.sync m16n8k32 s8 x s8 -> s32 for the 32 lanes of the caller's warp
 // (fragments as kgen_hip.h documents them): each lane posts its operands,
