@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Issue 11's acceptance run on the merged mmvq code, one device call:
+#   1. the sm90 mmvq and quant_q8_1 sources through nvcc (parts in parallel,
+#      niced, in the background: CPU only, while the GPU does 2-4)
+#   2. `gen verify --family mmvq` through NVIDIA's Vulkan driver (stopped once
+#      it prints its summary: the driver hangs the process at exit)
+#   3. Vulkan, ggml's shape (4096 x 14336, n = 1..5, 8), Q4_K, Q6_K, Q8_0:
+#      kgen's pair (quant_q8_1 + GEMV) and GEMV with --timing ggml, then
+#      ggml's Vulkan mul_mat_vec (.peers/ggml-vulkan) on the same types:
+#      both timed as test-backend-ops times an op (kgen's candidates
+#      narrowed to the integer-dot ones, KGEN_FORCE=mmvq:dot=khr, as in run 05j)
+#   4. cuBLAS bf16 (graph) and copy bandwidth on bench/mmvq-shapes.yaml
+#   5. CUDA `gen verify --family mmvq`, memcheck of MEMCHECK variants from
+#      the one module holding each
+#   6. CUDA mmvq suite (graph-timed, --pair f32), Q4_K, then Q6_K and Q8_0
+#      while DEADLINE allows
+# Needs bin/gen, .gl/ and .peers/ggml-vulkan (carried). Results in $OUT/r,
+# packed into $OUT/r.tgz.
+set -u
+. bench/device-env.sh
+pack() { tar -C "$out" -czf "$out/r.tgz" r; }
+trap pack EXIT
+export KGEN_TUNE_CACHE=off
+DEADLINE=${DEADLINE:-560}
+log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
+left() { echo $((DEADLINE - SECONDS - 5)); }
+timeout() { command timeout -k 10 "$@"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
+
+log "nvcc (background)"
+( nice -n 19 bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
+  nice -n 19 bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
+nv=$!
+
+log "verify vulkan mmvq"
+bin/gen verify --backend vulkan --family mmvq --arch nvidia > "$r/verify-vulkan.txt" 2>&1 &
+p=$!
+for _ in $(seq 1 150); do
+  sleep 1
+  grep -q '^verified' "$r/verify-vulkan.txt" && break
+  kill -0 $p 2> /dev/null || break
+done
+sleep 1; kill -9 $p 2> /dev/null
+grep '^verified' "$r/verify-vulkan.txt" | tee -a "$r/log.txt"
+
+log "vulkan ggml shape, --timing ggml"
+KGEN_FORCE=mmvq:dot=khr timeout 120 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml \
+  --pair f32 --timing ggml --reps 5 --out "$r/mmvq-ggml-vulkan.json" > "$r/mmvq-ggml-vulkan.txt" 2>&1
+log "vulkan ggml shape exit $?"
+P='^type_a=q(4_K|6_K|8_0),type_b=f32,m=4096,n=[1-58],k=14336,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1,' \
+  OUTFILE="$r/ggml-quant.txt" timeout 120 bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
+log "ggml quant exit $?"
+
+log "cublas"
+PYTHONUNBUFFERED=1 timeout 60 python3 bench/cublas.py bench/mmvq-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
+tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
+
+wait $nv
+mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
+[ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; exit 1; }
+log "nvcc done"
+
+log "verify cuda mmvq"
+timeout 120 bin/gen verify --backend cuda --arch sm90 --module "$mv" --family mmvq > "$r/verify-cuda.txt" 2>&1
+echo "exit $?" >> "$r/verify-cuda.txt"
+grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+for v in ${MEMCHECK:-mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mma512 mmvq_q4_k_r4_t1_sw32 mmvq_q4_k_r4_t4_st128 mmvq_q6_k_r2_t4_sk4 mmvq_q8_0_r4_t8_wg256}; do
+  m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
+  echo "== $v ($m)"
+  timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
+done > "$r/memcheck.txt" 2>&1
+grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
+
+for d in q4_k q6_k q8_0; do
+  [ "$(left)" -gt 30 ] || { log "no time left for the $d suite"; break; }
+  timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --reps "${REPS:-20}" --dtypes $d \
+    --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-cuda-$d.json" > "$r/mmvq-cuda-$d.txt" 2>&1
+  log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
+done
+log "done"
