@@ -76,6 +76,24 @@ type cublasFile struct {
 	} `json:"floor"`
 }
 
+// times are cuBLAS's times per case as the kgen file was timed: graph
+// against graph, eager against eager (files from before graph timing: its
+// one eager time for both).
+func (c cublasFile) times() (graph, eager map[cubKey]float64) {
+	graph, eager = map[cubKey]float64{}, map[cubKey]float64{}
+	for _, r := range c.Results {
+		k := cubKey{r.Model, r.Layer, r.M, r.Dtype}
+		eager[k], graph[k] = r.US, r.US
+		if r.EagerUS > 0 {
+			eager[k] = r.EagerUS
+		}
+		if r.GraphUS > 0 {
+			graph[k] = r.GraphUS
+		}
+	}
+	return graph, eager
+}
+
 // cubKey is a cuBLAS case: model, layer, token count, dtype.
 type cubKey struct {
 	model, layer string
@@ -105,6 +123,7 @@ func main() {
 	init := flag.String("init", "", "-fit, -eval: start the fit from these constants (name=value,...) instead of the committed ones")
 	exclude := flag.String("exclude-models", "", "-eval: leave these models' cases (comma-separated) out of the committed heuristic's score (e.g. the ones its keys were fitted on)")
 	detail := flag.Bool("v", false, "-eval: list every held-out case the model picks more than 10% slow")
+	mmvqRun := flag.String("mmvq-run", "", "take the mmvq suite sections from this run's -mmvq-cuda.json and -mmvq-vulkan.json, compared with its own -cublas.json and copy bandwidth (a device call of their own)")
 	peerRun := flag.String("mmvq-peer-run", "", "take the Vulkan mmvq comparison with ggml from this run's -mmvq-ggml-vulkan.json and -ggml-quant.txt (a device call timing both)")
 	quantRun := flag.String("quant-run", "", "take the quantizer sections from this run's -quant-cuda.json and -quant-vulkan.json, with its -copy.txt and -empty.txt (a device call of their own)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file (e.g. of -eval or -fit)")
@@ -166,19 +185,7 @@ func main() {
 	if !read(filepath.Join(*dir, *run+"-cublas.json"), &cub) {
 		log.Fatalf("no %s-cublas.json", *run)
 	}
-	// cuBLAS timed the way the kgen file was: graph against graph, eager
-	// against eager (files from before graph timing: its one eager time).
-	cubGraph, cubEager := map[cubKey]float64{}, map[cubKey]float64{}
-	for _, r := range cub.Results {
-		k := cubKey{r.Model, r.Layer, r.M, r.Dtype}
-		cubEager[k], cubGraph[k] = r.US, r.US
-		if r.EagerUS > 0 {
-			cubEager[k] = r.EagerUS
-		}
-		if r.GraphUS > 0 {
-			cubGraph[k] = r.GraphUS
-		}
-	}
+	cubGraph, cubEager := cub.times()
 	date := strings.TrimPrefix(*run, "h200-")
 	if len(date) > 10 {
 		date = date[:10]
@@ -188,6 +195,9 @@ func main() {
 	cmdline := "-run " + *run
 	if *quantRun != "" {
 		cmdline += " -quant-run " + *quantRun
+	}
+	if *mmvqRun != "" {
+		cmdline += " -mmvq-run " + *mmvqRun
 	}
 	if *peerRun != "" {
 		cmdline += " -mmvq-peer-run " + *peerRun
@@ -328,7 +338,18 @@ func main() {
 	if *peerRun != "" {
 		prun = *peerRun
 	}
-	if err := mmvqSection(&md, *dir, *run, prun, cubGraph, cub.CopyGBps); err != nil {
+	// The mmvq suite: this run's files, or -mmvq-run's with the cuBLAS
+	// times and copy bandwidth of that call.
+	mrun, mcub, mcopy := *run, cubGraph, cub.CopyGBps
+	if *mmvqRun != "" {
+		var mc cublasFile
+		if !read(filepath.Join(*dir, *mmvqRun+"-cublas.json"), &mc) {
+			log.Fatalf("no %s-cublas.json: -mmvq-run compares the suite with cuBLAS timed in the same device call", *mmvqRun)
+		}
+		mrun, mcopy = *mmvqRun, mc.CopyGBps
+		mcub, _ = mc.times()
+	}
+	if err := mmvqSection(&md, *dir, mrun, prun, mcub, mcopy); err != nil {
 		log.Fatal(err)
 	}
 	// The quantizer sections: this run's files, or -quant-run's (its own
@@ -378,7 +399,7 @@ func main() {
 	}
 	// Each other run's notes once, after the main run's.
 	seen := map[string]bool{*run: true}
-	for _, other := range []string{qrun, prun} {
+	for _, other := range []string{mrun, qrun, prun} {
 		if seen[other] {
 			continue
 		}

@@ -70,10 +70,10 @@ func mmvqSection(md *strings.Builder, dir, run, peerRun string, cubGraph map[cub
 		if !suite && !peer {
 			continue
 		}
-		fmt.Fprintf(md, "## Quantized-weight GEMV (mmvq: Q4_K x Q8_1), %s path\n\n", be)
+		fmt.Fprintf(md, "## Quantized-weight GEMV (mmvq: %s x Q8_1), %s path\n\n", weightTypes(f, g), be)
 		if suite {
 			chart := run + "-mmvq-" + be + ".png"
-			if err := mmvqSuite(md, f, cubGraph, copyGBps, filepath.Join(dir, chart)); err != nil {
+			if err := mmvqSuite(md, run, f, cubGraph, copyGBps, filepath.Join(dir, chart)); err != nil {
 				return err
 			}
 			fmt.Fprintf(md, "![mmvq %s](bench/results/%s)\n\n", be, chart)
@@ -102,23 +102,35 @@ var (
 // mmvqSuite is the suite table against bf16 cuBLAS and the issue-11
 // targets, and a chart of each case's speed-up over bf16 cuBLAS (GEMV alone
 // and the quantize + GEMV pair) at chart.
-func mmvqSuite(md *strings.Builder, f mmvqFile, cubGraph map[cubKey]float64, copyGBps float64, chart string) error {
+func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]float64, copyGBps float64, chart string) error {
 	var labels []string
 	var alone, pair plotter.Values
 	{
-		fmt.Fprintf(md, "Device %s, launches timed %s; cuBLAS is bf16 on the same shapes, graph-timed. `%% copy` counts the quantized weight bytes. pair = quantize the f32 activations to Q8_1 (quant_q8_1) + the GEMV, in one timed pass.\n\n", f.Device, f.Launch)
+		fmt.Fprintf(md, "Run %s on the %s, launches timed %s; cuBLAS is bf16 on the same shapes, graph-timed in the same device call, and `%% copy` divides by that call's copy bandwidth (%.0f GB/s), counting the quantized weight bytes. pair = quantize the f32 activations to Q8_1 (quant_q8_1) + the GEMV, in one timed pass.\n\n", run, f.Device, f.Launch, copyGBps)
 		var m1, m8 []float64
 		var m1c []float64
+		// the other weight types' speed-ups at 1 and 8 tokens (no target)
+		other := map[string]*[2][]float64{}
+		var otherTypes []string
 		fmt.Fprintf(md, "| layer | N x K | M | tuned | us | pair us | bf16 cuBLAS us | speedup | %% copy |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range f.Results {
 			c := cubGraph[cubKey{r.Model, r.Layer, r.M, "bf16"}]
 			pct := 100 * float64(r.WeightBytes) / r.TunedUS / 1e3 / copyGBps
 			big := int64(r.N)*int64(r.K)*2 >= 64<<20
-			if c > 0 && big && r.M == 1 {
+			switch {
+			case c == 0 || !big || r.M != 1 && r.M != 8:
+			case r.Dtype != "q4_k":
+				o := other[r.Dtype]
+				if o == nil {
+					o = new([2][]float64)
+					other[r.Dtype] = o
+					otherTypes = append(otherTypes, r.Dtype)
+				}
+				o[r.M/8] = append(o[r.M/8], c/r.TunedUS)
+			case r.M == 1:
 				m1 = append(m1, c/r.TunedUS)
 				m1c = append(m1c, pct)
-			}
-			if c > 0 && big && r.M == 8 {
+			default:
 				m8 = append(m8, c/r.TunedUS)
 			}
 			fmt.Fprintf(md, "| %s %s | %dx%d | %d | %s | %.1f | %.1f | %.1f | %.2f | %.0f%% |\n", r.Model, r.Layer, r.N, r.K, r.M, r.Tuned, r.TunedUS, r.PairUS, c, c/r.TunedUS, pct)
@@ -127,8 +139,15 @@ func mmvqSuite(md *strings.Builder, f mmvqFile, cubGraph map[cubKey]float64, cop
 				alone, pair = append(alone, c/r.TunedUS), append(pair, c/r.PairUS)
 			}
 		}
-		fmt.Fprintf(md, "\nAgainst the targets (issue 11; shapes with >= 64 MiB of bf16 weights): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
-			span(m1, "x"), span(m8, "x"), span(m1c, "%"))
+		on := ""
+		if !strings.Contains(f.Device, peerTargetDevice) {
+			on = fmt.Sprintf(", measured on the %s, not the %s the targets name", f.Device, peerTargetDevice)
+		}
+		fmt.Fprintf(md, "\nAgainst the targets (issue 11; shapes with >= 64 MiB of bf16 weights%s): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
+			on, span(m1, "x"), span(m8, "x"), span(m1c, "%"))
+		for _, d := range otherTypes {
+			fmt.Fprintf(md, "%s (no target), the same shapes: M = 1 %s faster than bf16 cuBLAS; M = 8 %s.\n\n", strings.ToUpper(d), span(other[d][0], "x"), span(other[d][1], "x"))
+		}
 	}
 	if len(labels) == 0 {
 		return nil
@@ -217,6 +236,24 @@ const (
 	peerTargetMany           = 2.0
 	peerManyFrom, peerManyTo = 4, 8
 )
+
+// weightTypes names the weight formats of the files' results ("Q4_K, Q6_K").
+func weightTypes(fs ...mmvqFile) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range fs {
+		for _, r := range f.Results {
+			if !seen[r.Dtype] {
+				seen[r.Dtype] = true
+				names = append(names, strings.ToUpper(r.Dtype))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "Q4_K"
+	}
+	return strings.Join(names, ", ")
+}
 
 // span is "min-max unit over n" of v.
 func span(v []float64, unit string) string {

@@ -118,6 +118,7 @@ func TestMMVQSection(t *testing.T) {
 	write("run-mmvq-cuda.json", []res{
 		{"m", "ffn", "q4_k", 8192, 8192, 1, big, "a", 20, 22},
 		{"m", "ffn", "q4_k", 8192, 8192, 8, big, "b", 40, 44},
+		{"m", "ffn", "q6_k", 8192, 8192, 1, big, "c", 30, 32},
 	})
 	write("run-mmvq-ggml-vulkan.json", []res{{"ggml", "mul_mat_vec", "q4_k", 4096, 14336, 1, 0, "c", 10, 12}})
 	os.WriteFile(filepath.Join(dir, "run-ggml-quant.txt"), []byte("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - 15.00 us/run - ...\n"), 0o644)
@@ -133,6 +134,10 @@ func TestMMVQSection(t *testing.T) {
 		"![mmvq cuda](bench/results/run-mmvq-cuda.png)",
 		"![mmvq against ggml, vulkan](bench/results/run-mmvq-ggml-vulkan.png)",
 		"NOT timed the same way", // this file records no --timing ggml
+		"(mmvq: Q4_K, Q6_K x Q8_1), cuda path",
+		// the targets are Q4_K's, on the H200; other formats are reported without one
+		"bf16 weights, measured on the GPU, not the NVIDIA H200 the targets name): Q4_K at M = 1 3.00-3.00x over 1 shapes",
+		"Q6_K (no target), the same shapes: M = 1 2.00-2.00x over 1 shapes faster than bf16 cuBLAS; M = 8 (no such cases).",
 	)
 	if strings.Contains(got, "Against it") {
 		t.Errorf("target verdicts for a peer timed another way:\n%s", got)
