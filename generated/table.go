@@ -18141,8 +18141,8 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") != (m >= 5 || m >= 3 && n > 4096 || m >= 3 && n > 2048 && k < 4096 || m == 2 && k <= 1024 && n >= 100000)",
 				Why:  "H200: integer tensor cores from 5 tokens, at 3-4 above 4096 rows and on 2049..4096 rows with K < 4096, at 2 on 100k-row LM heads of K <= 1024; streaming dp4a tiles otherwise",
 			}, {
-				Expr: "(layout == \"mma\") * (tile != \"mms128\")",
-				Why:  "H100 run 05i (in-sample, 24 cases >= 64 MiB, 2/4/8 tokens): mms128 fastest in 19, at most 1.104x off; up to 1.17x ahead of the other tiles",
+				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms256\") != (n > 2048 && n < 100000)) + (tile == \"mms256\"))",
+				Why:  "H100 05i (in-sample, 24 cases): mms128 fastest in 19, up to 1.17x ahead; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers (older keys there)",
 			}, {
 				Expr: "(layout != \"mma\") * (layout != \"stream\")",
 				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2)",
@@ -18162,14 +18162,14 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"stream\") * (rows != 2 + 2 * (m >= 3 && k > 1024 || n >= 100000 || m == 2 && n >= 4096 && k < 16384 || m == 1 && n > 4096))",
 				Why:  "H200 streaming: 4 rows on LM heads, above 4096 rows at one token, from 4096 rows below K 16384 at two, above K 1024 at 3-4; else 2",
 			}, {
-				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (k <= 2048))",
-				Why:  "H200 CUDA cores: a warp per row when K <= 2048, a workgroup per row above",
+				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (k <= 2048 && !(n >= 100000 && (m == 8 || dtype == \"q8_0\" && m >= 4)) && !(dtype == \"q8_0\" && m == 8)))",
+				Why:  "CUDA cores (Q6_K, Q8_0; H100 run 05k): a warp per row when K <= 2048, except at 8 tokens for Q8_0 and on 100k+-row LM heads (Q8_0 from 4 tokens); a workgroup per row group above",
 			}, {
-				Expr: "(layout != \"mma\") * (rows != 2 + 2 * (k <= 2048))",
-				Why:  "H200 CUDA cores: two rows per workgroup (four when K <= 2048)",
+				Expr: "(layout != \"mma\") * (rows != (layout == \"subgroup\") * (4 - 2 * (n >= 100000 && m <= 2)) + (layout != \"subgroup\") * (2 + 2 * (m >= 4) - (dtype == \"q8_0\" && m == 1)))",
+				Why:  "CUDA cores (H100 run 05k): a warp per row: 4 rows (2 on LM heads at 1-2 tokens); a workgroup: 2 rows, 4 from 4 tokens, 1 for Q8_0 at one token",
 			}, {
-				Expr: "(layout == \"workgroup\") * (wg != 128 - 64 * (k <= 4096))",
-				Why:  "H200 CUDA cores: 128 lanes, 64 when K <= 4096",
+				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q8_0\") * (128 + 128 * (m <= 2 && k > 4096) - 64 * (n >= 100000 && m >= 4)) + (dtype != \"q8_0\") * (128 - 64 * (k <= 4096)))",
+				Why:  "CUDA cores (H100 run 05k): 128 lanes, 64 when K <= 4096; Q8_0: 256 at 1-2 tokens above K 4096, 64 on LM heads from 4 tokens",
 			}},
 		}, {
 			Family: "quant_q8_1",
@@ -18326,11 +18326,11 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"xshare\") * (dtype != \"q4_k\" || m < 2 || m == 5 || k <= 2048 || n < 4096)",
-				Why:  "NVIDIA Vulkan: the xshare tiles only where measured to win (Q4_K at 2-4 and 8 tokens; H100 run 05j, 4096 x 14336 only: not below 4096 rows or K 2049)",
+				Expr: "(layout == \"xshare\") * (m < 2 || m == 5 || k <= 2048 || n < 4096 || dtype == \"q8_0\" && m != 3 && m != 4)",
+				Why:  "NVIDIA Vulkan: the xshare tiles only where measured to win (Q4_K, Q6_K at 2-4 and 8 tokens, Q8_0 at 3-4; H100 runs 05j, 05k, 4096 x 14336 only)",
 			}, {
-				Expr: "(dtype == \"q4_k\" && m >= 2 && m != 5 && k > 2048 && n >= 4096) * (tile != \"xs128d\" || rows != 8)",
-				Why:  "NVIDIA Vulkan, H100 run 05j (in-sample, one shape): r8 xs128d 1.12-1.68x ahead of the other tiles at 2, 3, 4, 8 tokens; at 5 behind wp64d (34.1 vs 30.8 us)",
+				Expr: "(m >= 2 && m != 5 && k > 2048 && n >= 4096 && (dtype != \"q8_0\" || m == 3 || m == 4)) * (tile != \"xs128d\" || rows != 8)",
+				Why:  "NVIDIA Vulkan, H100 05j/05k (in-sample, one shape): r8 xs128d 1.1-1.7x ahead at those tokens (Q6_K at 8: 65.5 vs 88.0 us); at 5 behind wp64d/wg64d",
 			}, {
 				Expr: "dot == \"int\"",
 				Why:  "NVIDIA Vulkan: OpSDot (the driver's dp4a) over plain int math (won every measured case)",
