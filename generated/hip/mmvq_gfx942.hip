@@ -491,6 +491,110 @@ KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
 
+// mmaN for q6_k (target: cuda archs only): 16 rows per workgroup, warp w
+// on superblocks w, w + NW, ... as above. One m16n8k16 MMA is one scale
+// group (16 weights under one int8 scale; a Q8_1 block holds two): lane
+// (g, q) builds weights 4q..4q+3 of the group for rows g and g + 8 from one
+// ql word and the qh word (6-bit q, 0..63, a valid s8) and B takes the same
+// quants of token g. A second MMA on the same accumulator with A all -32
+// (0xE0 bytes) makes each result the group's exact dot of (q - 32) with the
+// quants. The block's two groups are summed in integers with their scales
+// (|sc0 D0 + sc1 D1| <= 2^24: exact in f32 too), scaled by the block's d of
+// the token in f32 and by the row's d once per superblock. Weights: ql
+// words 64n + 16h + 4q and + 32 of half n (groups h = 0, 1), qh word 32n +
+// 16h + 4q, the 16 scale bytes and d of rows g, g + 8: 210-byte blocks are
+// 2-byte aligned, so loads are aligned words joined as ld32 does.
+struct MmaQ6W { uint32_t q[2][2][2][3], sc[2][4]; float d[2]; };
+KG_DEVICE void mq6_loadw(MmaQ6W& s, const uint32_t* __restrict__ w, size_t o0, size_t o1, int q) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const size_t o = h ? o1 : o0;
+#pragma unroll
+    for (int n = 0; n < 2; ++n)
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        const size_t l = o + 64 * n + 16 * g + 4 * q;
+        s.q[h][n][g][0] = ld32(w, l);
+        s.q[h][n][g][1] = ld32(w, l + 32);
+        s.q[h][n][g][2] = ld32(w, o + 128 + 32 * n + 16 * g + 4 * q);
+      }
+    ld128(s.sc[h], w, o + 192);
+    s.d[h] = ldhalf(w, o + 208);
+  }
+}
+// The 6-bit quants of run j (0..3) of a group from its ql words v[0] (runs
+// 0, 2), v[1] (runs 1, 3) and qh word v[2] (two bits per run).
+KG_DEVICE uint32_t q6_run(const uint32_t (&v)[3], int j) {
+  const uint32_t lo = (j < 2 ? v[j] : v[j - 2] >> 4) & 0x0F0F0F0Fu;
+  const uint32_t hi = (j == 0 ? v[2] << 4 : j == 1 ? v[2] << 2 : j == 2 ? v[2] : v[2] >> 2) & 0x30303030u;
+  return lo | hi;
+}
+template <int TOK>
+KG_DEVICE void mq6_compute(float (&acc)[4], const MmaQ6W& s, const uint32_t* __restrict__ xb, const uint32_t* __restrict__ xd0,
+                           const uint32_t* __restrict__ xd1, int b) {
+  float part[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int n = 0; n < 2; ++n)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const size_t o = (size_t)(8 * b + 4 * n + j) * 9;  // Q8_1 block 4n + j of the superblock
+      int D[2][4];
+#pragma unroll
+      for (int g = 0; g < 2; ++g) {
+        const uint32_t bx = xb[o + 4 * g];
+        D[g][0] = D[g][1] = D[g][2] = D[g][3] = 0;
+        kg_mma_s8_16x8x16<TOK>(D[g], q6_run(s.q[0][n][g], j), q6_run(s.q[1][n][g], j), bx);
+        kg_mma_s8_16x8x16<TOK>(D[g], 0xE0E0E0E0u, 0xE0E0E0E0u, bx);
+      }
+      const float dx[2] = {kg_f16_to_f32(xd0[o] & 0xFFFFu), TOK > 1 ? kg_f16_to_f32(xd1[o] & 0xFFFFu) : 0.0f};
+      const int si = 8 * n + 2 * j;  // the scales of groups 0, 1: bytes si, si + 1
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int h = i / 2, t = i % 2;
+        if (TOK == 1 && t == 1) continue;
+        const int s0 = (int)(int8_t)(s.sc[h][si / 4] >> (8 * (si % 4)));
+        const int s1 = (int)(int8_t)(s.sc[h][si / 4] >> (8 * (si % 4 + 1)));
+        part[i] += dx[t] * (float)(s0 * D[0][i] + s1 * D[1][i]);
+      }
+    }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) acc[i] += s.d[i / 2] * part[i];
+}
+template <int TOK, int WG, int U>
+KG_DEVICE void mmvq_mma_q6_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  constexpr int NW = WG / 32;
+  static_assert(WG % 32 == 0 && NW >= 4 && U == 1, "q6_k mma tiles: whole warps, at least 4, one superblock a step");
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int row0 = kg_bid_x() * 16;
+  const int NB = K / 256, XB = K / 32;
+  const uint32_t* w = (const uint32_t*)W;
+  const size_t r0 = (size_t)min(row0 + g, N - 1) * NB * 210, r1 = (size_t)min(row0 + 8 + g, N - 1) * NB * 210;
+  const uint32_t* x = (const uint32_t*)X;
+  const uint32_t* xb = x + (size_t)min(g, T - 1) * XB * 9 + 1 + q;  // token g, quants 4q..4q+3 of a group
+  const uint32_t* xd0 = x + (size_t)min(2 * q, T - 1) * XB * 9;     // tokens 2q, 2q + 1: d
+  const uint32_t* xd1 = x + (size_t)min(2 * q + 1, T - 1) * XB * 9;
+
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int b = warp;
+  if (b < NB) {
+    MmaQ6W s0, s1;
+    mq6_loadw(s0, w, r0 + (size_t)b * 210, r1 + (size_t)b * 210, q);
+    while (true) {
+      if (b + NW < NB) mq6_loadw(s1, w, r0 + (size_t)(b + NW) * 210, r1 + (size_t)(b + NW) * 210, q);
+      mq6_compute<TOK>(acc, s0, xb, xd0, xd1, b);
+      b += NW;
+      if (b >= NB) break;
+      if (b + NW < NB) mq6_loadw(s0, w, r0 + (size_t)(b + NW) * 210, r1 + (size_t)(b + NW) * 210, q);
+      mq6_compute<TOK>(acc, s1, xb, xd0, xd1, b);
+      b += NW;
+      if (b >= NB) break;
+    }
+  }
+
+  mma_store<TOK, NW>(acc, Y, row0, T, N);
+}
+
 
 // mmsN: mmaN (a 16-row tile per workgroup, warp w on superblocks w, w +
 // NW, ...) with the activations staged in LDS: each warp copies the Q8_1

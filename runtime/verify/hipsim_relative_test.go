@@ -221,6 +221,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				sub = "persist" // the persistent grid: every one of them
 			} else if strings.HasPrefix(t, "mms") {
 				sub = "mms" // LDS-staged activations: a sample of their own
+			} else if sub == "mma" && paramS(v, "dtype") == "q6_k" {
+				sub = "mmaq6" // q6_k's k16 scale groups: a sample of their own
 			}
 			key += "/" + sub
 			mma[key] = true
@@ -282,6 +284,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
 				case "mms":
 					limit = 8 // all of them (8)
+				case "mmaq6":
+					limit = 4 // every token count of mma128
 				case "stream":
 					limit = 8
 				case "persist":

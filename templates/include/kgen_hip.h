@@ -268,8 +268,16 @@ KG_DEVICE void kg_mma_16x8x16(float (&)[4], uint32_t, uint32_t, uint32_t, uint32
 //   b0: B[4q..4q+3][g]  b1: B[4q+16..4q+19][g]
 //   d0,d1: D[g][2q, 2q+1]  d2,d3: D[g+8][2q, 2q+1]
 // TAG is any template argument of the caller (it keeps the AMD branch's
-// refusal to the instantiations that reach it).
+// refusal to the instantiations that reach it). kg_mma_s8_16x8x16 is the
+// k16 shape: a0, a1 and b0 as above, k 16..31 absent (the CPU simulation
+// runs it as k32 with those operands zero).
 #if defined(__CUDACC__)
+template <int TAG>
+KG_DEVICE void kg_mma_s8_16x8x16(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t b0) {
+  asm("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a0), "r"(a1), "r"(b0));
+}
 template <int TAG>
 KG_DEVICE void kg_mma_s8_16x8x32(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
   asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
@@ -279,11 +287,19 @@ KG_DEVICE void kg_mma_s8_16x8x32(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t
 #define KG_MMA_S8 1
 #elif defined(KGEN_CPU_SIM)
 template <int TAG>
+KG_DEVICE void kg_mma_s8_16x8x16(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t b0) {
+  kg_sim_mma_s8(d, a0, a1, 0u, 0u, b0, 0u);
+}
+template <int TAG>
 KG_DEVICE void kg_mma_s8_16x8x32(int (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
   kg_sim_mma_s8(d, a0, a1, a2, a3, b0, b1);  // the warp's operands, exchanged (kgen_cpu_sim.h)
 }
 #define KG_MMA_S8 1
 #else
+template <int TAG>
+KG_DEVICE void kg_mma_s8_16x8x16(int (&)[4], uint32_t, uint32_t, uint32_t) {
+  static_assert(TAG < 0 && TAG >= 0, "integer tensor-core (mma) mmvq tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
+}
 template <int TAG>
 KG_DEVICE void kg_mma_s8_16x8x32(int (&)[4], uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) {
   static_assert(TAG < 0 && TAG >= 0, "integer tensor-core (mma) mmvq tiles exist for target: cuda archs only; do not list them in an AMD arch's emit");
