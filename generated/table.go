@@ -18154,8 +18154,8 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"mma\") != (dtype == \"q4_k\" && (m >= 5 || m >= 3 && n > 4096 || m >= 3 && n > 2048 && k < 4096 || m == 2 && k <= 1024 && n >= 100000))",
-				Why:  "H200: integer tensor cores from 5 tokens, at 3-4 above 4096 rows and on 2049..4096 rows with K < 4096, at 2 on 100k-row LM heads of K <= 1024; streaming dp4a tiles otherwise",
+				Expr: "(layout == \"mma\") != (m >= 5 || m >= 3 && (dtype == \"q6_k\" || n > 4096 || n > 2048 && k < 4096) || m == 2 && k <= 1024 && n >= 100000)",
+				Why:  "integer tensor cores from 5 tokens, at 3-4 above 4096 rows, on 2049..4096 rows with K < 4096 (H200, Q4_K) and always (H100 05l, Q6_K), at 2 on 100k-row LM heads of K <= 1024",
 			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms256\") != (n > 2048 && n < 100000)) + (tile == \"mms256\"))",
 				Why:  "H100 05i (in-sample, 24 cases): mms128 fastest in 19, up to 1.17x ahead; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers (older keys there)",
@@ -18166,8 +18166,8 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"stream\") * ((tile == \"sp8\") != (m == 2 && n >= 8192 && k >= 4096 && k <= 5120))",
 				Why:  "H200 (runs 02x2, 02x3, in-sample): the persistent sp8 at two tokens on 8192+ rows of K 4096-5120 (1.02-1.04x over sw32), never elsewhere (up to 1.4x slower)",
 			}, {
-				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (n <= 2048 || n <= 5120 && k >= 16384 && m <= 4)) + ((tile == \"mmd128\") != (n > 2048 && n <= 4096 && k >= 4096)))",
-				Why:  "H200 tensor cores: 512 lanes up to 2048 rows (and 5120-row down projections of 16k+ K up to 4 tokens), two superblocks a step on 4096-row layers with K >= 4096, else 128 lanes",
+				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (dtype == \"q4_k\" && (n <= 2048 || n <= 5120 && k >= 16384 && m <= 4) || dtype == \"q6_k\" && n <= 4096 && k > 1024)) + ((tile == \"mmd128\") != (n > 2048 && n <= 4096 && k >= 4096)))",
+				Why:  "tensor cores: Q4_K (H200) 512 lanes to 2048 rows (5120-row downs of 16k+ K to 4 tokens), mmd128 on 4096-row layers of K >= 4096, else 128; Q6_K (H100 05l) 512 to 4096 rows above K 1024",
 			}, {
 				Expr: "(layout == \"stream\") * ((tile == \"sw32\") != (m <= 2 && k >= 4096 && n >= 4096))",
 				Why:  "H200 streaming: a lane per 32-byte chunk (sw32) from 4096 rows and K 4096 at 1-2 tokens",

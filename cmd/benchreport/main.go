@@ -123,7 +123,7 @@ func main() {
 	init := flag.String("init", "", "-fit, -eval: start the fit from these constants (name=value,...) instead of the committed ones")
 	exclude := flag.String("exclude-models", "", "-eval: leave these models' cases (comma-separated) out of the committed heuristic's score (e.g. the ones its keys were fitted on)")
 	detail := flag.Bool("v", false, "-eval: list every held-out case the model picks more than 10% slow")
-	mmvqRun := flag.String("mmvq-run", "", "take the mmvq suite sections from this run's -mmvq-cuda.json and -mmvq-vulkan.json, compared with its own -cublas.json and copy bandwidth (a device call of their own)")
+	mmvqRun := flag.String("mmvq-run", "", "take the mmvq suite sections from these runs' (comma-separated) -mmvq-cuda.json and -mmvq-vulkan.json, each compared with its own -cublas.json and copy bandwidth (device calls of their own)")
 	peerRun := flag.String("mmvq-peer-run", "", "take the Vulkan mmvq comparison with ggml from this run's -mmvq-ggml-vulkan.json and -ggml-quant.txt (a device call timing both)")
 	quantRun := flag.String("quant-run", "", "take the quantizer sections from this run's -quant-cuda.json and -quant-vulkan.json, with its -copy.txt and -empty.txt (a device call of their own)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file (e.g. of -eval or -fit)")
@@ -338,18 +338,21 @@ func main() {
 	if *peerRun != "" {
 		prun = *peerRun
 	}
-	// The mmvq suite: this run's files, or -mmvq-run's with the cuBLAS
-	// times and copy bandwidth of that call.
-	mrun, mcub, mcopy := *run, cubGraph, cub.CopyGBps
+	// The mmvq suites: this run's files, or each -mmvq-run's with the
+	// cuBLAS times and copy bandwidth of that call.
+	suites := []suiteRun{{*run, cubGraph, cub.CopyGBps}}
 	if *mmvqRun != "" {
-		var mc cublasFile
-		if !read(filepath.Join(*dir, *mmvqRun+"-cublas.json"), &mc) {
-			log.Fatalf("no %s-cublas.json: -mmvq-run compares the suite with cuBLAS timed in the same device call", *mmvqRun)
+		suites = nil
+		for _, mr := range strings.Split(*mmvqRun, ",") {
+			var mc cublasFile
+			if !read(filepath.Join(*dir, mr+"-cublas.json"), &mc) {
+				log.Fatalf("no %s-cublas.json: -mmvq-run compares each suite with cuBLAS timed in the same device call", mr)
+			}
+			g, _ := mc.times()
+			suites = append(suites, suiteRun{mr, g, mc.CopyGBps})
 		}
-		mrun, mcopy = *mmvqRun, mc.CopyGBps
-		mcub, _ = mc.times()
 	}
-	if err := mmvqSection(&md, *dir, mrun, prun, mcub, mcopy); err != nil {
+	if err := mmvqSection(&md, *dir, suites, prun); err != nil {
 		log.Fatal(err)
 	}
 	// The quantizer sections: this run's files, or -quant-run's (its own
@@ -399,7 +402,11 @@ func main() {
 	}
 	// Each other run's notes once, after the main run's.
 	seen := map[string]bool{*run: true}
-	for _, other := range []string{mrun, qrun, prun} {
+	others := []string{qrun, prun}
+	for _, sr := range suites {
+		others = append(others, sr.run)
+	}
+	for _, other := range others {
 		if seen[other] {
 			continue
 		}

@@ -57,32 +57,48 @@ func readGGML(path string) map[string]float64 {
 	return out
 }
 
-// mmvqSection reports the quantized-weight GEMV runs: the suite against
-// bf16 cuBLAS (graph-timed) and copy bandwidth on the quantized bytes, and
-// the ggml shape against ggml's Vulkan mul_mat_vec timed in one device call
-// with it: peerRun's files (run's unless -mmvq-peer-run names another).
-func mmvqSection(md *strings.Builder, dir, run, peerRun string, cubGraph map[cubKey]float64, copyGBps float64) error {
+// suiteRun is a device call's mmvq suite: its run name, and the bf16
+// cuBLAS times (graph) and copy bandwidth measured in the same call.
+type suiteRun struct {
+	run      string
+	cubGraph map[cubKey]float64
+	copyGBps float64
+}
+
+// mmvqSection reports the quantized-weight GEMV runs: each suite run's
+// files against its own bf16 cuBLAS (graph-timed) and copy bandwidth on the
+// quantized bytes, and the ggml shape against ggml's Vulkan mul_mat_vec
+// timed in one device call with it (peerRun's files).
+func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun string) error {
 	ggml := readGGML(filepath.Join(dir, peerRun+"-ggml-quant.txt"))
 	for _, be := range []string{"cuda", "vulkan"} {
-		var f, g mmvqFile
-		suite := read(filepath.Join(dir, run+"-mmvq-"+be+".json"), &f)
+		var g mmvqFile
+		var fs []mmvqFile
+		var runs []suiteRun
+		for _, sr := range suites {
+			var f mmvqFile
+			if read(filepath.Join(dir, sr.run+"-mmvq-"+be+".json"), &f) {
+				fs, runs = append(fs, f), append(runs, sr)
+			}
+		}
 		peer := be == "vulkan" && ggml != nil && read(filepath.Join(dir, peerRun+"-mmvq-ggml-"+be+".json"), &g)
-		if !suite && !peer {
+		if len(fs) == 0 && !peer {
 			continue
 		}
-		fmt.Fprintf(md, "## Quantized-weight GEMV (mmvq: %s x Q8_1), %s path\n\n", weightTypes(f, g), be)
-		if suite {
-			chart := run + "-mmvq-" + be + ".png"
-			if err := mmvqSuite(md, run, f, cubGraph, copyGBps, filepath.Join(dir, chart)); err != nil {
+		fmt.Fprintf(md, "## Quantized-weight GEMV (mmvq: %s x Q8_1), %s path\n\n", weightTypes(append(fs, g)...), be)
+		for i, f := range fs {
+			chart := runs[i].run + "-mmvq-" + be + ".png"
+			if err := mmvqSuite(md, runs[i].run, f, runs[i].cubGraph, runs[i].copyGBps, filepath.Join(dir, chart)); err != nil {
 				return err
 			}
 			fmt.Fprintf(md, "![mmvq %s](bench/results/%s)\n\n", be, chart)
-		} else {
-			fmt.Fprintf(md, "The suite was not run on this path in this run; ggml's shape only.\n\n")
+		}
+		if len(fs) == 0 {
+			fmt.Fprintf(md, "The suite was not run on this path; ggml's shape only.\n\n")
 		}
 		if peer {
 			chart := peerRun + "-mmvq-ggml-" + be + ".png"
-			if peerRun != run {
+			if len(runs) != 1 || peerRun != runs[0].run {
 				fmt.Fprintf(md, "The comparison with ggml below is run %s's (one device call timing both; bench/results/%s-*).\n\n", peerRun, peerRun)
 			}
 			if err := mmvqPeer(md, g, ggml, filepath.Join(dir, chart)); err != nil {
@@ -143,8 +159,11 @@ func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]
 		if !strings.Contains(f.Device, peerTargetDevice) {
 			on = fmt.Sprintf(", measured on the %s, not the %s the targets name", f.Device, peerTargetDevice)
 		}
-		fmt.Fprintf(md, "\nAgainst the targets (issue 11; shapes with >= 64 MiB of bf16 weights%s): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
-			on, span(m1, "x"), span(m8, "x"), span(m1c, "%"))
+		md.WriteString("\n")
+		if len(m1)+len(m8) > 0 { // the targets are Q4_K's
+			fmt.Fprintf(md, "Against the targets (issue 11; shapes with >= 64 MiB of bf16 weights%s): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
+				on, span(m1, "x"), span(m8, "x"), span(m1c, "%"))
+		}
 		for _, d := range otherTypes {
 			fmt.Fprintf(md, "%s (no target), the same shapes: M = 1 %s faster than bf16 cuBLAS; M = 8 %s.\n\n", strings.ToUpper(d), span(other[d][0], "x"), span(other[d][1], "x"))
 		}

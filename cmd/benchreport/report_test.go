@@ -124,7 +124,7 @@ func TestMMVQSection(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "run-ggml-quant.txt"), []byte("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - 15.00 us/run - ...\n"), 0o644)
 	cub := map[cubKey]float64{{"m", "ffn", 1, "bf16"}: 60, {"m", "ffn", 8, "bf16"}: 80}
 	var md strings.Builder
-	if err := mmvqSection(&md, dir, "run", "run", cub, 4000); err != nil {
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", cub, 4000}}, "run"); err != nil {
 		t.Fatal(err)
 	}
 	got := md.String()
@@ -172,7 +172,7 @@ func TestMMVQPeerRun(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"device": device, "backend": "vulkan", "timing": "ggml", "results": rs})
 		os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
 		var md strings.Builder
-		if err := mmvqSection(&md, dir, "run", "peer", nil, 4000); err != nil {
+		if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000}}, "peer"); err != nil {
 			t.Fatal(err)
 		}
 		return md.String()
