@@ -91,7 +91,6 @@ func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun str
 			if err := mmvqSuite(md, runs[i].run, f, runs[i].cubGraph, runs[i].copyGBps, filepath.Join(dir, chart)); err != nil {
 				return err
 			}
-			fmt.Fprintf(md, "![mmvq %s](bench/results/%s)\n\n", be, chart)
 		}
 		if len(fs) == 0 {
 			fmt.Fprintf(md, "The suite was not run on this path; ggml's shape only.\n\n")
@@ -172,10 +171,14 @@ func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]
 		return nil
 	}
 	fmt.Fprintf(md, "The chart: Q4_K cases with >= 64 MiB of bf16 weights, bf16 cuBLAS time / kgen time (targets 3x at M = 1, 2.5x at M = 8).\n\n")
-	return bars(chart, "mmvq Q4_K x Q8_1, "+f.Backend+": speed-up over bf16 cuBLAS", "x faster than bf16 cuBLAS", labels, []series{
+	if err := bars(chart, "mmvq Q4_K x Q8_1, "+f.Backend+": speed-up over bf16 cuBLAS", "x faster than bf16 cuBLAS", labels, []series{
 		{"kgen GEMV alone", alone, blue},
 		{"kgen quantize + GEMV", pair, orange},
-	})
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(md, "![mmvq %s](bench/results/%s)\n\n", f.Backend, filepath.Base(chart))
+	return nil
 }
 
 // mmvqPeer compares the ggml shape with ggml's Vulkan mul_mat_vec timed in
