@@ -14984,8 +14984,8 @@ static inline void kg_mmvq_keys(const kg_variant* v, const kg_op* op, const kg_d
   }
   if (strcmp(d->arch, "nvidia") == 0) {
     keys[i++] = kg_sub(v->p[KG_P_tokens], op->m);
-    keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_xshare), (((((op->m < 2LL) || (op->m == 5LL)) || (op->k <= 2048LL)) || (op->n < 4096LL)) || (((v->p[KG_P_dtype] == KG_S_q8_0) && (op->m != 3LL)) && (op->m != 4LL))));
-    keys[i++] = kg_mul((((((op->m >= 2LL) && (op->m != 5LL)) && (op->k > 2048LL)) && (op->n >= 4096LL)) && (((v->p[KG_P_dtype] != KG_S_q8_0) || (op->m == 3LL)) || (op->m == 4LL))), ((v->p[KG_P_tile] != KG_S_xs128d) || (v->p[KG_P_rows] != 8LL)));
+    keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_xshare), (!(((v->p[KG_P_dtype] == KG_S_q4_k) && ((((op->m >= 2LL) && (op->m != 5LL)) && (!(((op->m == 8LL) && (op->k <= 1024LL)) && (op->n >= 100000LL)))) || ((op->m == 1LL) && (op->n >= 100000LL)))) || (((op->k > 2048LL) && (op->n >= 4096LL)) && ((((v->p[KG_P_dtype] == KG_S_q6_k) && (op->m >= 2LL)) && (op->m != 5LL)) || ((v->p[KG_P_dtype] == KG_S_q8_0) && ((op->m == 3LL) || (op->m == 4LL))))))));
+    keys[i++] = kg_mul((((v->p[KG_P_dtype] == KG_S_q4_k) && ((((op->m >= 2LL) && (op->m != 5LL)) && (!(((op->m == 8LL) && (op->k <= 1024LL)) && (op->n >= 100000LL)))) || ((op->m == 1LL) && (op->n >= 100000LL)))) || (((op->k > 2048LL) && (op->n >= 4096LL)) && ((((v->p[KG_P_dtype] == KG_S_q6_k) && (op->m >= 2LL)) && (op->m != 5LL)) || ((v->p[KG_P_dtype] == KG_S_q8_0) && ((op->m == 3LL) || (op->m == 4LL)))))), ((v->p[KG_P_tile] != KG_S_xs128d) || (v->p[KG_P_rows] != kg_sub(8LL, kg_mul(4LL, ((op->n <= 1024LL) || ((op->m == 2LL) && (op->n <= 4096LL))))))));
     keys[i++] = (v->p[KG_P_dot] == KG_S_int);
     keys[i++] = (v->p[KG_P_layout] == KG_S_splitk);
     keys[i++] = ((v->p[KG_P_layout] == KG_S_subgroup) != (op->k <= 2048LL));
