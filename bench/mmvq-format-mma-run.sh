@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# The Q6_K tensor-core tiles (mmvq q6_k mma128/mma512), one device call:
-# the sm90 source's q6_k kernels only through nvcc (parts in parallel; the
-# mma ones also with --resource-usage), cuBLAS bf16 (graph) on the suite,
-# CUDA `gen verify` of each q6_k mma variant and memcheck of two, the Q6_K
-# suite (graph-timed, every q6_k candidate, --pair f32), then the whole
-# mmvq family through NVIDIA's Vulkan driver while DEADLINE allows (stopped
-# at its summary: the driver hangs the process at exit).
+# One weight format's tensor-core tiles (mmvq FMT mma128/mma512; FMT q6_k
+# by default, q8_0), one device call: the sm90 source's FMT kernels only
+# through nvcc (parts in parallel; the mma ones also with --resource-usage),
+# cuBLAS bf16 (graph) on the suite, CUDA `gen verify` of each FMT mma
+# variant and memcheck of two, the FMT suite (graph-timed, every FMT
+# candidate, --pair f32), then while DEADLINE allows AFTER: vkverify (the
+# whole mmvq family through NVIDIA's Vulkan driver, stopped at its summary:
+# the driver hangs the process at exit; the default) or vksuite (the Vulkan
+# mmvq suite for Q4_K, --pair f32).
 # Needs bin/gen and .gl/ (carried). Results in $OUT/r, packed into $OUT/r.tgz.
 set -u
 . bench/device-env.sh
 pack() { tar -C "$out" -czf "$out/r.tgz" r; }
 trap pack EXIT
 export KGEN_TUNE_CACHE=off
-DEADLINE=${DEADLINE:-560}
+DEADLINE=${DEADLINE:-560} FMT=${FMT:-q6_k} AFTER=${AFTER:-vkverify}
 log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
 left() { echo $((DEADLINE - SECONDS - 5)); }
 timeout() { command timeout -k 10 "$@"; }
@@ -21,8 +23,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.t
 # the preamble and the kernels whose names match $1
 only() { awk -v re="$1" '/^KG_KERNEL/ { started = 1; keep = ($0 ~ re) } !started || keep' generated/hip/mmvq_sm90.hip; }
 mkdir -p /tmp/q6 && cp generated/hip/kgen_hip.h /tmp/q6/
-only 'mmvq_q6_k_' > /tmp/q6/mmvq_sm90.hip
-only 'mmvq_q6_k_r16_' > /tmp/q6/mma.cu
+only "mmvq_${FMT}_" > /tmp/q6/mmvq_sm90.hip
+only "mmvq_${FMT}_r16_" > /tmp/q6/mma.cu
 log "nvcc"
 ( cd /tmp/q6 && nvcc -x cu -std=c++17 -arch=sm_90 -O3 -cubin --resource-usage -o mma.cubin mma.cu > "$r/ptxas.txt" 2>&1 ) &
 mv=$(bash bench/nvcc-split.sh /tmp/q6/mmvq_sm90.hip 12 /tmp/nv) || { log "nvcc mmvq failed"; exit 1; }
@@ -34,24 +36,29 @@ log "cublas"
 PYTHONUNBUFFERED=1 timeout 60 python3 bench/cublas.py bench/mmvq-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
 tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
 
-log "verify cuda q6_k mma"
-for v in $(grep -o 'KG_KERNEL([0-9]*) mmvq_q6_k_r16_[a-z0-9_]*' /tmp/q6/mma.cu | awk '{print $2}'); do
+log "verify cuda $FMT mma"
+for v in $(grep -o "KG_KERNEL([0-9]*) mmvq_${FMT}_r16_[a-z0-9_]*" /tmp/q6/mma.cu | awk '{print $2}'); do
   timeout 60 bin/gen verify --backend cuda --arch sm90 --module "$mv" --variant "$v" 2>&1 | tail -n 1
 done > "$r/verify-cuda.txt" 2>&1
-grep -c " 1 passed, 0 failed" "$r/verify-cuda.txt" | sed 's/^/verified q6_k mma variants: /' | tee -a "$r/log.txt"
-for v in mmvq_q6_k_r16_t8_mma128 mmvq_q6_k_r16_t1_mma512; do
+grep -c " 1 passed, 0 failed" "$r/verify-cuda.txt" | sed "s/^/verified $FMT mma variants: /" | tee -a "$r/log.txt"
+for v in mmvq_${FMT}_r16_t8_mma128 mmvq_${FMT}_r16_t1_mma512; do
   m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
   echo "== $v ($m)"
   timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
 done > "$r/memcheck.txt" 2>&1
 grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
 
-log "bench q6_k suite"
-timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --reps "${REPS:-20}" --dtypes q6_k \
+log "bench $FMT suite"
+timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --reps "${REPS:-20}" --dtypes $FMT \
   --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-cuda.json" > "$r/mmvq-cuda.txt" 2>&1
-log "bench q6_k exit $? ($(grep -c heuristic "$r/mmvq-cuda.txt") cases)"
+log "bench $FMT exit $? ($(grep -c heuristic "$r/mmvq-cuda.txt") cases)"
 
-if [ "$(left)" -gt 60 ]; then
+if [ "$AFTER" = vksuite ] && [ "$(left)" -gt 150 ]; then
+  log "bench vulkan q4_k suite"
+  timeout "$(left)" bin/gen bench --backend vulkan --family mmvq --reps 10 --dtypes q4_k \
+    --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-vulkan.json" > "$r/mmvq-vulkan.txt" 2>&1
+  log "bench vulkan exit $? ($(grep -c heuristic "$r/mmvq-vulkan.txt") cases)"
+elif [ "$(left)" -gt 60 ]; then
   log "verify vulkan mmvq"
   bin/gen verify --backend vulkan --family mmvq --arch nvidia > "$r/verify-vulkan.txt" 2>&1 &
   p=$!
