@@ -4,3 +4,28 @@
 out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
 [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || { for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig; }
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+
+# Helpers of the run scripts (a script may define its own after sourcing):
+# pack the results for the device tool (`trap pack EXIT`), a timestamped
+# log line, the seconds left before DEADLINE (less 5 to pack up), timeout
+# that KILLs a hung process 10 s after its TERM.
+pack() { tar -C "$out" -czf "$out/r.tgz" r; }
+log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
+left() { echo $((${DEADLINE:-560} - SECONDS - 5)); }
+timeout() { command timeout -k 10 "$@"; }
+# vkverify SECONDS FILE ARGS...: `bin/gen verify --backend vulkan ARGS`
+# into FILE, stopped once it prints its summary (NVIDIA's driver hangs the
+# process at exit) or after SECONDS; the summary line goes to the log.
+vkverify() {
+  local cap=$1 file=$2 p
+  shift 2
+  bin/gen verify --backend vulkan "$@" > "$file" 2>&1 &
+  p=$!
+  for _ in $(seq 1 "$cap"); do
+    sleep 1
+    grep -q '^verified' "$file" && break
+    kill -0 $p 2> /dev/null || break
+  done
+  sleep 1; kill -9 $p 2> /dev/null
+  grep '^verified' "$file" | tee -a "$r/log.txt"
+}

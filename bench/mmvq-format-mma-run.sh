@@ -11,13 +11,9 @@
 # Needs bin/gen and .gl/ (carried). Results in $OUT/r, packed into $OUT/r.tgz.
 set -u
 . bench/device-env.sh
-pack() { tar -C "$out" -czf "$out/r.tgz" r; }
 trap pack EXIT
 export KGEN_TUNE_CACHE=off
 DEADLINE=${DEADLINE:-560} FMT=${FMT:-q6_k} AFTER=${AFTER:-vkverify}
-log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
-left() { echo $((DEADLINE - SECONDS - 5)); }
-timeout() { command timeout -k 10 "$@"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
 
 # the preamble and the kernels whose names match $1
@@ -60,15 +56,7 @@ if [ "$AFTER" = vksuite ] && [ "$(left)" -gt 150 ]; then
   log "bench vulkan exit $? ($(grep -c heuristic "$r/mmvq-vulkan.txt") cases)"
 elif [ "$(left)" -gt 60 ]; then
   log "verify vulkan mmvq"
-  bin/gen verify --backend vulkan --family mmvq --arch nvidia > "$r/verify-vulkan.txt" 2>&1 &
-  p=$!
-  for _ in $(seq 1 "$(left)"); do
-    sleep 1
-    grep -q '^verified' "$r/verify-vulkan.txt" && break
-    kill -0 $p 2> /dev/null || break
-  done
-  sleep 1; kill -9 $p 2> /dev/null
-  grep '^verified' "$r/verify-vulkan.txt" | tee -a "$r/log.txt"
+  vkverify "$(left)" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
   tail -n 2 "$r/verify-vulkan.txt" >> "$r/log.txt"
 fi
 log "done"

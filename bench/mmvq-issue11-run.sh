@@ -18,13 +18,9 @@
 # packed into $OUT/r.tgz.
 set -u
 . bench/device-env.sh
-pack() { tar -C "$out" -czf "$out/r.tgz" r; }
 trap pack EXIT
 export KGEN_TUNE_CACHE=off
 DEADLINE=${DEADLINE:-560}
-log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
-left() { echo $((DEADLINE - SECONDS - 5)); }
-timeout() { command timeout -k 10 "$@"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
 
 log "nvcc (background)"
@@ -33,15 +29,7 @@ log "nvcc (background)"
 nv=$!
 
 log "verify vulkan mmvq"
-bin/gen verify --backend vulkan --family mmvq --arch nvidia > "$r/verify-vulkan.txt" 2>&1 &
-p=$!
-for _ in $(seq 1 150); do
-  sleep 1
-  grep -q '^verified' "$r/verify-vulkan.txt" && break
-  kill -0 $p 2> /dev/null || break
-done
-sleep 1; kill -9 $p 2> /dev/null
-grep '^verified' "$r/verify-vulkan.txt" | tee -a "$r/log.txt"
+vkverify 150 "$r/verify-vulkan.txt" --family mmvq --arch nvidia
 
 log "vulkan ggml shape, --timing ggml"
 KGEN_FORCE=mmvq:dot=khr timeout 120 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml \
