@@ -172,7 +172,18 @@ void main() {
     const uint u = min(u0 + l, U - 1u);
     WU wu[RPG];
     [[unroll]] for (uint r = 0u; r < RPG; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
-    for (uint i = tid; i < T * GL; i += WG) xs[i] = loadX(i / GL, min(u0 + i % GL, U - 1u), XB);
+    // the step's activations: every load of this lane issued before any
+    // store (a pass per WG of TOKENS x GL units; one loop would wait for
+    // each pass's loads in turn)
+    XU st[(TOKENS * GL + WG - 1u) / WG];
+    [[unroll]] for (uint p = 0u; p < (TOKENS * GL + WG - 1u) / WG; ++p) {
+      const uint i = tid + p * WG;
+      if (i < T * GL) st[p] = loadX(i / GL, min(u0 + i % GL, U - 1u), XB);
+    }
+    [[unroll]] for (uint p = 0u; p < (TOKENS * GL + WG - 1u) / WG; ++p) {
+      const uint i = tid + p * WG;
+      if (i < T * GL) xs[i] = st[p];
+    }
     barrier();
     if (u0 + l < U) {
       [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
