@@ -46,8 +46,8 @@ func TestMMATilesOnlyForCUDATarget(t *testing.T) {
 		}
 		if v.Family.Name == "mmvq" {
 			mmvq++
-			if v.Params["dtype"] != "q4_k" {
-				t.Errorf("%s: integer mma tiles take q4_k weights only", v.Key())
+			if d, tile := v.Params["dtype"], v.Params["tile"]; d != "q4_k" && (d != "q6_k" || tile != "mma128" && tile != "mma512") {
+				t.Errorf("%s: integer mma tiles take q4_k weights, and q6_k as mma128/mma512 only", v.Key())
 			}
 			continue
 		}

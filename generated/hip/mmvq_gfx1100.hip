@@ -552,8 +552,8 @@ KG_DEVICE void mq6_compute(float (&acc)[4], const MmaQ6W& s, const uint32_t* __r
       for (int i = 0; i < 4; ++i) {
         const int h = i / 2, t = i % 2;
         if (TOK == 1 && t == 1) continue;
-        const int s0 = (int)(int8_t)(s.sc[h][si / 4] >> (8 * (si % 4)));
-        const int s1 = (int)(int8_t)(s.sc[h][si / 4] >> (8 * (si % 4 + 1)));
+        const int s0 = (int)(s.sc[h][si / 4] << (24 - 8 * (si % 4))) >> 24;  // signed byte si
+        const int s1 = (int)(s.sc[h][si / 4] << (16 - 8 * (si % 4))) >> 24;  // si + 1 (si even)
         part[i] += dx[t] * (float)(s0 * D[0][i] + s1 * D[1][i]);
       }
     }
