@@ -13,6 +13,32 @@ pack() { tar -C "$out" -czf "$out/r.tgz" r; }
 log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$r/log.txt"; }
 left() { echo $((${DEADLINE:-560} - SECONDS - 5)); }
 timeout() { command timeout -k 10 "$@"; }
+# begin: a run script's start: results packed at exit, no tuning cache,
+# the card in gpu.txt.
+begin() {
+  trap pack EXIT
+  export KGEN_TUNE_CACHE=off
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
+}
+# cublas SHAPES: bf16 cuBLAS (graph and eager) and copy bandwidth into
+# cublas.json / cublas.txt, the copy line to the log.
+cublas() {
+  PYTHONUNBUFFERED=1 timeout 60 python3 bench/cublas.py "$1" "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
+  tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
+}
+# memcheck VARIANT...: compute-sanitizer memcheck of `gen verify` on each
+# sm90 mmvq variant with only the /tmp/nv part holding it (a lookup in the
+# other parts is a harmless NOT_FOUND memcheck would count), into
+# memcheck.txt; the count of clean runs to the log.
+memcheck() {
+  local v m
+  for v in "$@"; do
+    m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
+    echo "== $v ($m)"
+    timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
+  done > "$r/memcheck.txt" 2>&1
+  grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
+}
 # vkverify SECONDS FILE ARGS...: `bin/gen verify --backend vulkan ARGS`
 # into FILE, stopped once it prints its summary (NVIDIA's driver hangs the
 # process at exit) or after SECONDS; the summary line goes to the log.

@@ -11,10 +11,8 @@
 # Needs bin/gen and .gl/ (carried). Results in $OUT/r, packed into $OUT/r.tgz.
 set -u
 . bench/device-env.sh
-trap pack EXIT
-export KGEN_TUNE_CACHE=off
 DEADLINE=${DEADLINE:-560} FMT=${FMT:-q6_k} AFTER=${AFTER:-vkverify}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
+begin
 
 # the preamble and the kernels whose names match $1
 only() { awk -v re="$1" '/^KG_KERNEL/ { started = 1; keep = ($0 ~ re) } !started || keep' generated/hip/mmvq_sm90.hip; }
@@ -29,20 +27,14 @@ wait
 log "nvcc done"
 
 log "cublas"
-PYTHONUNBUFFERED=1 timeout 60 python3 bench/cublas.py bench/mmvq-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
-tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
+cublas bench/mmvq-shapes.yaml
 
 log "verify cuda $FMT mma"
 for v in $(grep -o "KG_KERNEL([0-9]*) mmvq_${FMT}_r16_[a-z0-9_]*" /tmp/q6/mma.cu | awk '{print $2}'); do
   timeout 60 bin/gen verify --backend cuda --arch sm90 --module "$mv" --variant "$v" 2>&1 | tail -n 1
 done > "$r/verify-cuda.txt" 2>&1
 grep -c " 1 passed, 0 failed" "$r/verify-cuda.txt" | sed "s/^/verified $FMT mma variants: /" | tee -a "$r/log.txt"
-for v in mmvq_${FMT}_r16_t8_mma128 mmvq_${FMT}_r16_t1_mma512; do
-  m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
-  echo "== $v ($m)"
-  timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
-done > "$r/memcheck.txt" 2>&1
-grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
+memcheck mmvq_${FMT}_r16_t8_mma128 mmvq_${FMT}_r16_t1_mma512
 
 log "bench $FMT suite"
 timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --reps "${REPS:-20}" --dtypes $FMT \

@@ -18,10 +18,8 @@
 # packed into $OUT/r.tgz.
 set -u
 . bench/device-env.sh
-trap pack EXIT
-export KGEN_TUNE_CACHE=off
 DEADLINE=${DEADLINE:-560}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
+begin
 
 log "nvcc (background)"
 ( nice -n 19 bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
@@ -40,8 +38,7 @@ P='^type_a=q(4_K|6_K|8_0),type_b=f32,m=4096,n=[1-58],k=14336,bs=\[1,1\],nr=\[1,1
 log "ggml quant exit $?"
 
 log "cublas"
-PYTHONUNBUFFERED=1 timeout 60 python3 bench/cublas.py bench/mmvq-shapes.yaml "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
-tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
+cublas bench/mmvq-shapes.yaml
 
 wait $nv
 mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
@@ -52,12 +49,7 @@ log "verify cuda mmvq"
 timeout 120 bin/gen verify --backend cuda --arch sm90 --module "$mv" --family mmvq > "$r/verify-cuda.txt" 2>&1
 echo "exit $?" >> "$r/verify-cuda.txt"
 grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
-for v in ${MEMCHECK:-mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mma512 mmvq_q4_k_r4_t1_sw32 mmvq_q4_k_r4_t4_st128 mmvq_q6_k_r2_t4_sk4 mmvq_q8_0_r4_t8_wg256}; do
-  m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
-  echo "== $v ($m)"
-  timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
-done > "$r/memcheck.txt" 2>&1
-grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
+memcheck ${MEMCHECK:-mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mma512 mmvq_q4_k_r4_t1_sw32 mmvq_q4_k_r4_t4_st128 mmvq_q6_k_r2_t4_sk4 mmvq_q8_0_r4_t8_wg256}
 
 for d in q4_k q6_k q8_0; do
   [ "$(left)" -gt 30 ] || { log "no time left for the $d suite"; break; }

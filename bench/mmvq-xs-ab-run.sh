@@ -8,10 +8,8 @@
 # Needs bin/gen-a, bin/gen-b and .gl/ (carried). Results in $OUT/r, packed.
 set -u
 . bench/device-env.sh
-trap pack EXIT
-export KGEN_TUNE_CACHE=off
 DEADLINE=${DEADLINE:-540}
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
+begin
 n=0
 for side in a b b a; do
   n=$((n + 1))

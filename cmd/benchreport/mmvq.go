@@ -154,10 +154,7 @@ func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]
 				alone, pair = append(alone, c/r.TunedUS), append(pair, c/r.PairUS)
 			}
 		}
-		on := ""
-		if !strings.Contains(f.Device, peerTargetDevice) {
-			on = fmt.Sprintf(", measured on the %s, not the %s the targets name", f.Device, peerTargetDevice)
-		}
+		on := offTarget(", measured on the %s, not the %s the targets name", f.Device)
 		md.WriteString("\n")
 		if len(m1)+len(m8) > 0 { // the targets are Q4_K's
 			fmt.Fprintf(md, "Against the targets (issue 11; shapes with >= 64 MiB of bf16 weights%s): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
@@ -222,11 +219,8 @@ func mmvqPeer(md *strings.Builder, g mmvqFile, ggml map[string]float64, chart st
 	}
 	fmt.Fprintf(md, "\nTarget (issue 11, on the %s): the Vulkan path at least %gx ggml's q4_K time at n = 1 and %gx at n = %d..%d (a ratio above 1 means kgen is faster).\n\n", peerTargetDevice, peerTargetN1, peerTargetMany, peerManyFrom, peerManyTo)
 	if len(verdicts) > 0 {
-		on := ""
-		if !strings.Contains(g.Device, peerTargetDevice) {
-			// the same ratios, but not the acceptance run: say so where the verdicts are
-			on = fmt.Sprintf(" on the %s, not the %s the target names", g.Device, peerTargetDevice)
-		}
+		// the same ratios, but not the acceptance run: say so where the verdicts are
+		on := offTarget(" on the %s, not the %s the target names", g.Device)
 		fmt.Fprintf(md, "Against it (ggml / kgen pair, q4_k%s): %s.\n\n", on, strings.Join(verdicts, "; "))
 	}
 	if len(labels) == 0 {
@@ -258,6 +252,15 @@ const (
 	peerTargetMany           = 2.0
 	peerManyFrom, peerManyTo = 4, 8
 )
+
+// offTarget is "" for a file measured on the card issue 11's targets name,
+// else format filled with the file's device and that card.
+func offTarget(format, device string) string {
+	if strings.Contains(device, peerTargetDevice) {
+		return ""
+	}
+	return fmt.Sprintf(format, device, peerTargetDevice)
+}
 
 // weightTypes names the weight formats of the files' results ("Q4_K, Q6_K").
 func weightTypes(fs ...mmvqFile) string {

@@ -154,6 +154,8 @@ shared uint last;
 // quants, d and the exact sums of the quants) are decoded once per
 // workgroup into LDS and serve all ROWS rows, not a lane's RPG.
 const uint GL = 32u, RPG = ROWS / (WG / GL);
+// passes of the workgroup's lanes over a step's TOKENS x GL activations
+const uint XPASS = (TOKENS * GL + WG - 1u) / WG;
 shared XU xs[TOKENS * GL];
 
 void main() {
@@ -173,12 +175,12 @@ void main() {
     // the step's activations: every load of this lane issued before any
     // store (a pass per WG of TOKENS x GL units; one loop would wait for
     // each pass's loads in turn)
-    XU st[(TOKENS * GL + WG - 1u) / WG];
-    [[unroll]] for (uint p = 0u; p < (TOKENS * GL + WG - 1u) / WG; ++p) {
+    XU st[XPASS];
+    [[unroll]] for (uint p = 0u; p < XPASS; ++p) {
       const uint i = tid + p * WG;
       if (i < T * GL) st[p] = loadX(i / GL, min(u0 + i % GL, U - 1u), XB);
     }
-    [[unroll]] for (uint p = 0u; p < (TOKENS * GL + WG - 1u) / WG; ++p) {
+    [[unroll]] for (uint p = 0u; p < XPASS; ++p) {
       const uint i = tid + p * WG;
       if (i < T * GL) xs[i] = st[p];
     }

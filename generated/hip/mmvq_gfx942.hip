@@ -325,12 +325,10 @@ KG_DEVICE void mmvq(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
 // tokens past T are clamped for loads and never stored.
 // A workgroup owns one 16-row tile; its warps take the tile's superblocks in
 // turn (mmaN: one a step, mmdN: two consecutive ones) and sum in warp
-// order. The next step loads while this one computes (two register
-// buffers), and every loop bound is the warp's, never the lane's: mma.sync
-// needs all 32 lanes. (Measured on an H200, bench/results/h200-2026-12-02m2-*:
-// a warp owning whole tiles and streaming them in one pipeline, with or
-// without the activations prefetched, lost to these on all but 3 of 84
-// cases, by up to 2x.)
+// order. The next step loads while this one computes (mma_walk). (Measured
+// on an H200, bench/results/h200-2026-12-02m2-*: a warp owning whole tiles
+// and streaming them in one pipeline, with or without the activations
+// prefetched, lost to these on all but 3 of 84 cases, by up to 2x.)
 KG_DEVICE float u8_magic(uint32_t w, int i) {  // byte i of w as the f32 2^23 + byte
 #if defined(__CUDACC__)
   return kg_bits_to_f32(__byte_perm(w, 0x4B000000u, 0x7440 + i));
@@ -435,6 +433,27 @@ KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0,
   }
 }
 
+// A warp's walk over steps first, first + STEP, ... below NB with two
+// register buffers of type S: the next step's loads in flight while this
+// one computes. Every bound is the warp's (mma.sync needs all 32 lanes).
+template <typename S, typename Load, typename Compute>
+KG_DEVICE void mma_walk(int first, int STEP, int NB, Load load, Compute compute) {
+  int b = first;
+  if (b >= NB) return;
+  S s0, s1;
+  load(s0, b);
+  while (true) {
+    if (b + STEP < NB) load(s1, b + STEP);
+    compute(s0, b);
+    b += STEP;
+    if (b >= NB) break;
+    if (b + STEP < NB) load(s0, b + STEP);
+    compute(s1, b);
+    b += STEP;
+    if (b >= NB) break;
+  }
+}
+
 // mmaN / mmdN: 16 rows per workgroup, warp w takes superblocks U w .. U w +
 // U - 1, then U NW further on, ...
 template <int TOK, int WG, int U>
@@ -471,22 +490,7 @@ KG_DEVICE void mmvq_mma_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
       }
     }
   };
-  constexpr int STEP = U * NW;
-  int b = U * warp;
-  if (b < NB) {
-    Step s0, s1;
-    load(s0, b);
-    while (true) {
-      if (b + STEP < NB) load(s1, b + STEP);
-      compute(s0, b);
-      b += STEP;
-      if (b >= NB) break;
-      if (b + STEP < NB) load(s0, b + STEP);
-      compute(s1, b);
-      b += STEP;
-      if (b >= NB) break;
-    }
-  }
+  mma_walk<Step>(U * warp, U * NW, NB, load, compute);
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
@@ -547,14 +551,19 @@ KG_DEVICE void mq6_compute(float (&acc)[4], const MmaQ6W& s, const uint32_t* __r
         kg_mma_s8_16x8x16<TOK>(D[g], 0xE0E0E0E0u, 0xE0E0E0E0u, bx);
       }
       const float dx[2] = {kg_f16_to_f32(xd0[o] & 0xFFFFu), TOK > 1 ? kg_f16_to_f32(xd1[o] & 0xFFFFu) : 0.0f};
-      const int si = 8 * n + 2 * j;  // the scales of groups 0, 1: bytes si, si + 1
+      // the signed scale bytes si, si + 1 (si even) of groups 0, 1, rows g, g + 8
+      const int si = 8 * n + 2 * j;
+      int s0[2], s1[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        s0[h] = (int)(s.sc[h][si / 4] << (24 - 8 * (si % 4))) >> 24;
+        s1[h] = (int)(s.sc[h][si / 4] << (16 - 8 * (si % 4))) >> 24;
+      }
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int h = i / 2, t = i % 2;
         if (TOK == 1 && t == 1) continue;
-        const int s0 = (int)(s.sc[h][si / 4] << (24 - 8 * (si % 4))) >> 24;  // signed byte si
-        const int s1 = (int)(s.sc[h][si / 4] << (16 - 8 * (si % 4))) >> 24;  // si + 1 (si even)
-        part[i] += dx[t] * (float)(s0 * D[0][i] + s1 * D[1][i]);
+        part[i] += dx[t] * (float)(s0[h] * D[0][i] + s1[h] * D[1][i]);
       }
     }
 #pragma unroll
@@ -576,21 +585,9 @@ KG_DEVICE void mmvq_mma_q6_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const uint32_t* xd1 = x + (size_t)min(2 * q + 1, T - 1) * XB * 9;
 
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  int b = warp;
-  if (b < NB) {
-    MmaQ6W s0, s1;
-    mq6_loadw(s0, w, r0 + (size_t)b * 210, r1 + (size_t)b * 210, q);
-    while (true) {
-      if (b + NW < NB) mq6_loadw(s1, w, r0 + (size_t)(b + NW) * 210, r1 + (size_t)(b + NW) * 210, q);
-      mq6_compute<TOK>(acc, s0, xb, xd0, xd1, b);
-      b += NW;
-      if (b >= NB) break;
-      if (b + NW < NB) mq6_loadw(s0, w, r0 + (size_t)(b + NW) * 210, r1 + (size_t)(b + NW) * 210, q);
-      mq6_compute<TOK>(acc, s1, xb, xd0, xd1, b);
-      b += NW;
-      if (b >= NB) break;
-    }
-  }
+  mma_walk<MmaQ6W>(
+      warp, NW, NB, [&](MmaQ6W& s, int b) { mq6_loadw(s, w, r0 + (size_t)b * 210, r1 + (size_t)b * 210, q); },
+      [&](const MmaQ6W& s, int b) { mq6_compute<TOK>(acc, s, xb, xd0, xd1, b); });
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
