@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Issue 11's CUDA side on the merged code at every token count, one device
+# call: the sm90 mmvq and quant_q8_1 sources through nvcc (parts in
+# parallel) while cuBLAS bf16 (graph) and copy bandwidth run on
+# bench/mmvq-shapes-m18.yaml (M = 1..8), then CUDA `gen verify --family
+# mmvq`, memcheck of tail shapes, and the suite (graph-timed, --pair f32)
+# for FMTS in order while DEADLINE allows. The cubins come back in
+# $OUT/cubin.tgz (a later call can carry them instead of compiling again).
+# Needs bin/gen (carried). Results in $OUT/r, packed into $OUT/r.tgz.
+set -u
+. bench/device-env.sh
+DEADLINE=${DEADLINE:-580} FMTS=${FMTS:-q4_k q6_k q8_0} SHAPES=${SHAPES:-bench/mmvq-shapes-m18.yaml}
+begin
+
+log "nvcc (background)"
+( bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 14 /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
+  bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
+nv=$!
+log "cublas"
+cublas "$SHAPES"
+wait $nv
+mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
+[ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; exit 1; }
+tar -C /tmp -czf "$out/cubin.tgz" nv
+log "nvcc done"
+
+log "verify cuda mmvq"
+timeout 120 bin/gen verify --backend cuda --arch sm90 --module "$mv" --family mmvq > "$r/verify-cuda.txt" 2>&1
+echo "exit $?" >> "$r/verify-cuda.txt"
+grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+memcheck ${MEMCHECK:-mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mma128 mmvq_q6_k_r16_t8_mma128 mmvq_q6_k_r16_t4_mma512 mmvq_q4_k_r4_t1_sw32 mmvq_q8_0_r4_t8_wg256}
+
+for d in $FMTS; do
+  [ "$(left)" -gt 30 ] || { log "no time left for the $d suite"; break; }
+  timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --reps "${REPS:-20}" --dtypes $d \
+    --shapes "$SHAPES" --pair f32 --out "$r/mmvq-cuda-$d.json" > "$r/mmvq-cuda-$d.txt" 2>&1
+  log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
+done
+log "done"
