@@ -12,6 +12,12 @@ Per result, `us`/`gbps` stay the eager numbers (what older files hold and
 cmd/benchreport reads); `eager_us`, `graph_us` and `graph_gbps` name the
 timing. All are per launch (a loop's or replay's time over the copies).
 
+`reads` (when a fourth argument names quantized weight formats, e.g.
+q4_k,q6_k,q8_0): per shape and format, a read of exactly that format's
+weight bytes (torch sum over them as f32 words), rotated and graph-timed
+like the weights: the time any kernel that reads those bytes once takes in
+this call, a yardstick beside the 4 GiB copy bandwidth at the shape's size.
+
 `floor` is the cheapest launch there is, a 1-element in-place add, timed the
 same ways: alone (`graph_us`, `eager_us`: one launch between the events) and
 as 64 launches in a row, per launch (`graph_node_us`, `eager_node_us`: what
@@ -132,6 +138,24 @@ for model, layers in sorted(suite["models"].items()):
                       f" graph {gus:8.1f} us {by/gus/1e3:6.0f} GB/s", flush=True)
             del ws
             torch.cuda.empty_cache()
+# Same-size reads: (weights per block, bytes per block) of each format.
+blocks = {"q4_k": (256, 144), "q6_k": (256, 210), "q8_0": (32, 34)}
+reads = []
+for f in (sys.argv[4].split(",") if len(sys.argv) > 4 else []):
+    for model, layers in sorted(suite["models"].items()):
+        for layer, sh in sorted(layers.items()):
+            n, k = sh["n"], sh["k"]
+            wbytes = n * (k // blocks[f][0]) * blocks[f][1]
+            rot = max(1, min(64, -(-(512 << 20) // wbytes)))
+            bufs = [torch.rand(wbytes // 4, device=dev) for _ in range(rot)]
+            def run():
+                for b in bufs:
+                    b.sum()
+            gus = graph_us(run, per=rot)
+            reads.append(dict(model=model, layer=layer, n=n, k=k, dtype=f, bytes=wbytes, graph_us=gus, graph_gbps=wbytes / gus / 1e3))
+            print(f"{model:12s} {layer:8s} {n:6d}x{k:<6d} {f:5s} read of {wbytes} B: graph {gus:8.1f} us {wbytes/gus/1e3:6.0f} GB/s", flush=True)
+            del bufs
+            torch.cuda.empty_cache()
 json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__, copy_gbps=copy_gbps, read_gbps=read_gbps,
-               launch=["eager", "graph"], floor=floor, results=res), open(out, "w"), indent=1)
+               launch=["eager", "graph"], floor=floor, results=res, reads=reads), open(out, "w"), indent=1)
 print(f"copy {copy_gbps:.0f} GB/s, read {read_gbps:.0f} GB/s")

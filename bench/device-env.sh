@@ -20,10 +20,11 @@ begin() {
   export KGEN_TUNE_CACHE=off
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$r/gpu.txt"
 }
-# cublas SHAPES: bf16 cuBLAS (graph and eager) and copy bandwidth into
-# cublas.json / cublas.txt, the copy line to the log.
+# cublas SHAPES [FORMATS]: bf16 cuBLAS (graph and eager) and copy bandwidth
+# into cublas.json / cublas.txt (and the same-size reads of FORMATS' weight
+# bytes, e.g. q4_k,q6_k,q8_0), the copy line to the log.
 cublas() {
-  PYTHONUNBUFFERED=1 timeout 60 python3 bench/cublas.py "$1" "$r/cublas.json" bf16 > "$r/cublas.txt" 2>&1
+  PYTHONUNBUFFERED=1 timeout 90 python3 bench/cublas.py "$1" "$r/cublas.json" bf16 ${2:-} > "$r/cublas.txt" 2>&1
   tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
 }
 # memcheck VARIANT...: compute-sanitizer memcheck of `gen verify` on each

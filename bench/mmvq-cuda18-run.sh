@@ -2,7 +2,8 @@
 # Issue 11's CUDA side on the merged code at every token count, one device
 # call: the sm90 mmvq and quant_q8_1 sources through nvcc (parts in
 # parallel) while cuBLAS bf16 (graph) and copy bandwidth run on
-# bench/mmvq-shapes-m18.yaml (M = 1..8), then CUDA `gen verify --family
+# bench/mmvq-shapes-m18.yaml (M = 1..8) with same-size reads of the
+# quantized weights, then CUDA `gen verify --family
 # mmvq`, memcheck of tail shapes, and the suite (graph-timed, --pair f32)
 # for FMTS in order while DEADLINE allows. The cubins come back in
 # $OUT/cubin.tgz (a later call can carry them instead of compiling again).
@@ -17,7 +18,7 @@ log "nvcc (background)"
   bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
 nv=$!
 log "cublas"
-cublas "$SHAPES"
+cublas "$SHAPES" q4_k,q6_k,q8_0
 wait $nv
 mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
 [ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; exit 1; }

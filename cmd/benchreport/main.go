@@ -68,6 +68,12 @@ type cublasFile struct {
 		EagerUS float64 `json:"eager_us"`
 		GraphUS float64 `json:"graph_us"`
 	} `json:"results"`
+	// Reads are same-size reads of quantized weight bytes (cublas.py's
+	// fourth argument; newer runs only).
+	Reads []struct {
+		Model, Layer, Dtype string
+		GraphUS             float64 `json:"graph_us"`
+	} `json:"reads"`
 	// Floor is a one-element kernel timed both ways.
 	Floor *struct {
 		Kernel      string  `json:"kernel"`
@@ -92,6 +98,16 @@ func (c cublasFile) times() (graph, eager map[cubKey]float64) {
 		}
 	}
 	return graph, eager
+}
+
+// reads are the same-size reads' graph times per (model, layer, dtype:
+// token count 0).
+func (c cublasFile) reads() map[cubKey]float64 {
+	out := map[cubKey]float64{}
+	for _, r := range c.Reads {
+		out[cubKey{r.Model, r.Layer, 0, r.Dtype}] = r.GraphUS
+	}
+	return out
 }
 
 // cubKey is a cuBLAS case: model, layer, token count, dtype.
@@ -340,7 +356,7 @@ func main() {
 	}
 	// The mmvq suites: this run's files, or each -mmvq-run's with the
 	// cuBLAS times and copy bandwidth of that call.
-	suites := []suiteRun{{*run, cubGraph, cub.CopyGBps}}
+	suites := []suiteRun{{*run, cubGraph, cub.CopyGBps, cub.reads()}}
 	if *mmvqRun != "" {
 		suites = nil
 		for _, mr := range strings.Split(*mmvqRun, ",") {
@@ -349,7 +365,7 @@ func main() {
 				log.Fatalf("no %s-cublas.json: -mmvq-run compares each suite with cuBLAS timed in the same device call", mr)
 			}
 			g, _ := mc.times()
-			suites = append(suites, suiteRun{mr, g, mc.CopyGBps})
+			suites = append(suites, suiteRun{mr, g, mc.CopyGBps, mc.reads()})
 		}
 	}
 	if err := mmvqSection(&md, *dir, suites, prun); err != nil {

@@ -58,11 +58,13 @@ func readGGML(path string) map[string]float64 {
 }
 
 // suiteRun is a device call's mmvq suite: its run name, and the bf16
-// cuBLAS times (graph) and copy bandwidth measured in the same call.
+// cuBLAS times (graph), copy bandwidth and same-size reads (none in older
+// runs) measured in the same call.
 type suiteRun struct {
 	run      string
 	cubGraph map[cubKey]float64
 	copyGBps float64
+	reads    map[cubKey]float64
 }
 
 // mmvqSection reports the quantized-weight GEMV runs: each suite run's
@@ -88,7 +90,7 @@ func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun str
 		fmt.Fprintf(md, "## Quantized-weight GEMV (mmvq: %s x Q8_1), %s path\n\n", weightTypes(append(fs, g)...), be)
 		for i, f := range fs {
 			chart := runs[i].run + "-mmvq-" + be + ".png"
-			if err := mmvqSuite(md, runs[i].run, f, runs[i].cubGraph, runs[i].copyGBps, filepath.Join(dir, chart)); err != nil {
+			if err := mmvqSuite(md, f, runs[i], filepath.Join(dir, chart)); err != nil {
 				return err
 			}
 		}
@@ -117,20 +119,31 @@ var (
 // mmvqSuite is the suite table against bf16 cuBLAS and the issue-11
 // targets, and a chart of each case's speed-up over bf16 cuBLAS (GEMV alone
 // and the quantize + GEMV pair) at chart.
-func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]float64, copyGBps float64, chart string) error {
+func mmvqSuite(md *strings.Builder, f mmvqFile, sr suiteRun, chart string) error {
 	var labels []string
 	var alone, pair plotter.Values
 	{
-		fmt.Fprintf(md, "Run %s on the %s, launches timed %s; cuBLAS is bf16 on the same shapes, graph-timed in the same device call, and `%% copy` divides by that call's copy bandwidth (%.0f GB/s), counting the quantized weight bytes. pair = quantize the f32 activations to Q8_1 (quant_q8_1) + the GEMV, in one timed pass.\n\n", run, f.Device, f.Launch, copyGBps)
+		cubGraph, copyGBps := sr.cubGraph, sr.copyGBps
+		fmt.Fprintf(md, "Run %s on the %s, launches timed %s; cuBLAS is bf16 on the same shapes, graph-timed in the same device call, and `%% copy` divides by that call's copy bandwidth (%.0f GB/s), counting the quantized weight bytes. pair = quantize the f32 activations to Q8_1 (quant_q8_1) + the GEMV, in one timed pass.", sr.run, f.Device, f.Launch, copyGBps)
+		reads := len(sr.reads) > 0
+		if reads {
+			fmt.Fprintf(md, " `%% read` is a read of the same weight bytes (torch sum over them, rotated and graph-timed in the same call) over the GEMV's time: how close the kernel is to the fastest read of its own bytes at that size.")
+		}
+		md.WriteString("\n\n")
 		var m1, m8 []float64
-		var m1c []float64
+		var m1c, m1r []float64
 		// the other weight types' speed-ups at 1 and 8 tokens (no target)
 		other := map[string]*[2][]float64{}
 		var otherTypes []string
-		fmt.Fprintf(md, "| layer | N x K | M | tuned | us | pair us | bf16 cuBLAS us | speedup | %% copy |\n|---|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(md, "| layer | N x K | M | tuned | us | pair us | bf16 cuBLAS us | speedup | %% copy |")
+		if reads {
+			fmt.Fprintf(md, " %% read |")
+		}
+		fmt.Fprintf(md, "\n|---|---|---|---|---|---|---|---|---|%s\n", map[bool]string{true: "---|"}[reads])
 		for _, r := range f.Results {
 			c := cubGraph[cubKey{r.Model, r.Layer, r.M, "bf16"}]
 			pct := 100 * float64(r.WeightBytes) / r.TunedUS / 1e3 / copyGBps
+			rd := 100 * sr.reads[cubKey{r.Model, r.Layer, 0, r.Dtype}] / r.TunedUS
 			big := int64(r.N)*int64(r.K)*2 >= 64<<20
 			switch {
 			case c == 0 || !big || r.M != 1 && r.M != 8:
@@ -145,10 +158,21 @@ func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]
 			case r.M == 1:
 				m1 = append(m1, c/r.TunedUS)
 				m1c = append(m1c, pct)
+				if rd > 0 {
+					m1r = append(m1r, rd)
+				}
 			default:
 				m8 = append(m8, c/r.TunedUS)
 			}
-			fmt.Fprintf(md, "| %s %s | %dx%d | %d | %s | %.1f | %.1f | %.1f | %.2f | %.0f%% |\n", r.Model, r.Layer, r.N, r.K, r.M, r.Tuned, r.TunedUS, r.PairUS, c, c/r.TunedUS, pct)
+			fmt.Fprintf(md, "| %s %s | %dx%d | %d | %s | %.1f | %.1f | %.1f | %.2f | %.0f%% |", r.Model, r.Layer, r.N, r.K, r.M, r.Tuned, r.TunedUS, r.PairUS, c, c/r.TunedUS, pct)
+			switch {
+			case !reads:
+			case rd > 0:
+				fmt.Fprintf(md, " %.0f%% |", rd)
+			default:
+				md.WriteString(" - |")
+			}
+			md.WriteString("\n")
 			if c > 0 && big && r.Dtype == "q4_k" {
 				labels = append(labels, fmt.Sprintf("%s %s m%d", short(r.Model), r.Layer, r.M))
 				alone, pair = append(alone, c/r.TunedUS), append(pair, c/r.PairUS)
@@ -159,6 +183,9 @@ func mmvqSuite(md *strings.Builder, run string, f mmvqFile, cubGraph map[cubKey]
 		if len(m1)+len(m8) > 0 { // the targets are Q4_K's
 			fmt.Fprintf(md, "Against the targets (issue 11; shapes with >= 64 MiB of bf16 weights%s): Q4_K at M = 1 %s faster than bf16 cuBLAS (target >= 3x); at M = 8 %s (target >= 2.5x); %% of copy on the quantized bytes at M = 1: %s (target >= 85%%).\n\n",
 				on, span(m1, "x"), span(m8, "x"), span(m1c, "%"))
+			if len(m1r) > 0 {
+				fmt.Fprintf(md, "Beside that target (not instead of it): at M = 1 the same shapes take %s of a same-size read's time (`%% read`).\n\n", span(m1r, "%"))
+			}
 		}
 		for _, d := range otherTypes {
 			fmt.Fprintf(md, "%s (no target), the same shapes: M = 1 %s faster than bf16 cuBLAS; M = 8 %s.\n\n", strings.ToUpper(d), span(other[d][0], "x"), span(other[d][1], "x"))

@@ -124,7 +124,8 @@ func TestMMVQSection(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "run-ggml-quant.txt"), []byte("  MUL_MAT(type_a=q4_K,type_b=f32,m=4096,n=1,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1): 100 runs - 15.00 us/run - ...\n"), 0o644)
 	cub := map[cubKey]float64{{"m", "ffn", 1, "bf16"}: 60, {"m", "ffn", 8, "bf16"}: 80}
 	var md strings.Builder
-	if err := mmvqSection(&md, dir, []suiteRun{{"run", cub, 4000}}, "run"); err != nil {
+	reads := map[cubKey]float64{{"m", "ffn", 0, "q4_k"}: 16} // a same-size read of the Q4_K bytes
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", cub, 4000, reads}}, "run"); err != nil {
 		t.Fatal(err)
 	}
 	got := md.String()
@@ -138,6 +139,11 @@ func TestMMVQSection(t *testing.T) {
 		// the targets are Q4_K's, on the H200; other formats are reported without one
 		"bf16 weights, measured on the GPU, not the NVIDIA H200 the targets name): Q4_K at M = 1 3.00-3.00x over 1 shapes",
 		"Q6_K (no target), the same shapes: M = 1 2.00-2.00x over 1 shapes faster than bf16 cuBLAS; M = 8 (no such cases).",
+		// the same-size read: a column where the run has one, "-" where not, and a line beside the target
+		"| m ffn | 8192x8192 | 1 | a | 20.0 | 22.0 | 60.0 | 3.00 | 47% | 80% |\n",
+		"| m ffn | 8192x8192 | 8 | b | 40.0 | 44.0 | 80.0 | 2.00 | 24% | 40% |\n",
+		"| 30.0 | 32.0 | 60.0 | 2.00 | 31% | - |\n",
+		"at M = 1 the same shapes take 80",
 	)
 	if strings.Contains(got, "Against it") {
 		t.Errorf("target verdicts for a peer timed another way:\n%s", got)
@@ -172,7 +178,7 @@ func TestMMVQPeerRun(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"device": device, "backend": "vulkan", "timing": "ggml", "results": rs})
 		os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
 		var md strings.Builder
-		if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000}}, "peer"); err != nil {
+		if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "peer"); err != nil {
 			t.Fatal(err)
 		}
 		return md.String()
