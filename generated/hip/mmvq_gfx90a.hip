@@ -304,6 +304,32 @@ KG_DEVICE void mmvq(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
 }
 
 
+// Helpers of the tensor-core and streaming tiles (the partials below).
+KG_DEVICE float u8_magic(uint32_t w, int i) {  // byte i of w as the f32 2^23 + byte
+#if defined(__CUDACC__)
+  return kg_bits_to_f32(__byte_perm(w, 0x4B000000u, 0x7440 + i));
+#else
+  return kg_bits_to_f32(0x4B000000u | ((w >> (8 * i)) & 0xFFu));
+#endif
+}
+// 16- and 8-byte weight loads that stream past L1 (no_allocate on CUDA).
+KG_DEVICE void ldw16(uint32_t (&v)[4], const uint8_t* p) {
+#if defined(__CUDACC__)
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "l"(p));
+#else
+  kg_load<16>(v, p);
+#endif
+}
+KG_DEVICE void ldw8(uint32_t& a, uint32_t& b, const uint8_t* p) {
+#if defined(__CUDACC__)
+  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
+#else
+  uint32_t v[4];
+  kg_load<8>(v, p);
+  a = v[0], b = v[1];
+#endif
+}
+
 // Integer tensor-core layouts (KG_MMA, target: cuda archs only; q4_k).
 // mma.sync m16n8k32 s8: 16 weight rows are the MMA's M, tokens its N (8;
 // T <= TOK of them real). One k32 is one Q4_K sub-block (32 weights under
@@ -329,30 +355,7 @@ KG_DEVICE void mmvq(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X
 // on an H200, bench/results/h200-2026-12-02m2-*: a warp owning whole tiles
 // and streaming them in one pipeline, with or without the activations
 // prefetched, lost to these on all but 3 of 84 cases, by up to 2x.)
-KG_DEVICE float u8_magic(uint32_t w, int i) {  // byte i of w as the f32 2^23 + byte
-#if defined(__CUDACC__)
-  return kg_bits_to_f32(__byte_perm(w, 0x4B000000u, 0x7440 + i));
-#else
-  return kg_bits_to_f32(0x4B000000u | ((w >> (8 * i)) & 0xFFu));
-#endif
-}
 KG_DEVICE float mma_f32(int v) { return kg_bits_to_f32((uint32_t)v) - 12582912.0f; }
-KG_DEVICE void ldw16(uint32_t (&v)[4], const uint8_t* p) {
-#if defined(__CUDACC__)
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "l"(p));
-#else
-  kg_load<16>(v, p);
-#endif
-}
-KG_DEVICE void ldw8(uint32_t& a, uint32_t& b, const uint8_t* p) {
-#if defined(__CUDACC__)
-  asm("ld.global.nc.L1::no_allocate.v2.u32 {%0,%1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));
-#else
-  uint32_t v[4];
-  kg_load<8>(v, p);
-  a = v[0], b = v[1];
-#endif
-}
 // One superblock of a tile's rows g, g + 8 (w[h]: the superblock's start).
 struct MmaW { uint32_t h[2][4], qs[2][4][2]; };
 KG_DEVICE void mma_loadw(MmaW& s, const uint8_t* w0, const uint8_t* w1, int q) {
