@@ -56,3 +56,23 @@ vkverify() {
   sleep 1; kill -9 $p 2> /dev/null
   grep '^verified' "$file" | tee -a "$r/log.txt"
 }
+# cudaverify MODULES: CUDA `gen verify --family mmvq` over MODULES (sm90)
+# into verify-cuda.txt, its summary and exit status to the log.
+cudaverify() {
+  timeout 120 bin/gen verify --backend cuda --arch sm90 --module "$1" --family mmvq > "$r/verify-cuda.txt" 2>&1
+  echo "exit $?" >> "$r/verify-cuda.txt"
+  grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+}
+# suites SHAPES MODULES FORMAT...: the CUDA mmvq suite of each FORMAT on
+# SHAPES (graph-timed, --pair f32, REPS timed repetitions, default 20) while
+# DEADLINE allows, into mmvq-cuda-FORMAT.json and .txt.
+suites() {
+  local shapes=$1 mods=$2 d
+  shift 2
+  for d in "$@"; do
+    [ "$(left)" -gt 30 ] || { log "no time left for the $d suite"; break; }
+    timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mods" --reps "${REPS:-20}" --dtypes "$d" \
+      --shapes "$shapes" --pair f32 --out "$r/mmvq-cuda-$d.json" > "$r/mmvq-cuda-$d.txt" 2>&1
+    log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
+  done
+}

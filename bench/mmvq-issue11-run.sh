@@ -46,15 +46,8 @@ mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
 log "nvcc done"
 
 log "verify cuda mmvq"
-timeout 120 bin/gen verify --backend cuda --arch sm90 --module "$mv" --family mmvq > "$r/verify-cuda.txt" 2>&1
-echo "exit $?" >> "$r/verify-cuda.txt"
-grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+cudaverify "$mv"
 memcheck ${MEMCHECK:-mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mma512 mmvq_q4_k_r4_t1_sw32 mmvq_q4_k_r4_t4_st128 mmvq_q6_k_r2_t4_sk4 mmvq_q8_0_r4_t8_wg256}
 
-for d in q4_k q6_k q8_0; do
-  [ "$(left)" -gt 30 ] || { log "no time left for the $d suite"; break; }
-  timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv,$q1" --reps "${REPS:-20}" --dtypes $d \
-    --shapes bench/mmvq-shapes.yaml --pair f32 --out "$r/mmvq-cuda-$d.json" > "$r/mmvq-cuda-$d.txt" 2>&1
-  log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
-done
+suites bench/mmvq-shapes.yaml "$mv,$q1" q4_k q6_k q8_0
 log "done"
