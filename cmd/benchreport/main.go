@@ -144,7 +144,16 @@ func main() {
 	quantRun := flag.String("quant-run", "", "take the quantizer sections from this run's -quant-cuda.json and -quant-vulkan.json, with its -copy.txt and -empty.txt (a device call of their own)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file (e.g. of -eval or -fit)")
 	stats := flag.Bool("stats", false, "list each case's timed variants, fastest first, with the driver's pipeline statistics (gen bench JSON files with pipeline_stats, given as arguments)")
+	abA := flag.String("ab", "", "compare two builds timed in one call: this side's gen bench JSON files (comma-separated passes) against -ab-b's, per case (tuned time), per tile, with each side's pass-to-pass spread")
+	abB := flag.String("ab-b", "", "-ab: the other side's gen bench JSON files (comma-separated passes)")
 	flag.Parse()
+	if *abA != "" || *abB != "" {
+		if *abA == "" || *abB == "" {
+			log.Fatal("-ab A.json[,A2.json] -ab-b B.json[,B2.json]: give both sides")
+		}
+		runAB(*abA, *abB)
+		return
+	}
 	if *stats {
 		if flag.NArg() == 0 {
 			log.Fatal("-stats: give gen bench JSON files")
