@@ -76,3 +76,19 @@ suites() {
     log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
   done
 }
+# vkggml: issue 11's Vulkan peer comparison on ggml's shape (4096 x 14336,
+# n = 1..5, 8; Q4_K, Q6_K, Q8_0): kgen's pair (quant_q8_1 + GEMV) and GEMV
+# with --timing ggml, candidates narrowed to the OpSDot tiles
+# (KGEN_FORCE=mmvq:dot=khr, as in run 05j), then ggml's own Vulkan
+# mul_mat_vec (.peers/ggml-vulkan) on the same types: both timed as
+# test-backend-ops times an op. Into mmvq-ggml-vulkan.json and
+# ggml-quant.txt.
+vkggml() {
+  log "vulkan ggml shape, --timing ggml"
+  KGEN_FORCE=mmvq:dot=khr timeout 120 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml \
+    --pair f32 --timing ggml --reps 5 --out "$r/mmvq-ggml-vulkan.json" > "$r/mmvq-ggml-vulkan.txt" 2>&1
+  log "vulkan ggml shape exit $?"
+  P='^type_a=q(4_K|6_K|8_0),type_b=f32,m=4096,n=[1-58],k=14336,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1,' \
+    OUTFILE="$r/ggml-quant.txt" timeout 120 bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
+  log "ggml quant exit $?"
+}

@@ -29,13 +29,7 @@ nv=$!
 log "verify vulkan mmvq"
 vkverify 150 "$r/verify-vulkan.txt" --family mmvq --arch nvidia
 
-log "vulkan ggml shape, --timing ggml"
-KGEN_FORCE=mmvq:dot=khr timeout 120 bin/gen bench --backend vulkan --family mmvq --dtypes q4_k,q6_k,q8_0 --shapes bench/mmvq-ggml.yaml \
-  --pair f32 --timing ggml --reps 5 --out "$r/mmvq-ggml-vulkan.json" > "$r/mmvq-ggml-vulkan.txt" 2>&1
-log "vulkan ggml shape exit $?"
-P='^type_a=q(4_K|6_K|8_0),type_b=f32,m=4096,n=[1-58],k=14336,bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1,' \
-  OUTFILE="$r/ggml-quant.txt" timeout 120 bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
-log "ggml quant exit $?"
+vkggml
 
 log "cublas"
 cublas bench/mmvq-shapes.yaml
