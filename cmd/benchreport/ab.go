@@ -8,16 +8,6 @@ import (
 	"strings"
 )
 
-// abFile is the part of a `gen bench` model-suite JSON an A/B reads.
-type abFile struct {
-	Device  string
-	Results []struct {
-		Model, Layer, Dtype string
-		M                   int
-		Times               map[string]float64 `json:"times"`
-	} `json:"results"`
-}
-
 // abSide is one build's passes: per case, per variant, the fastest of the
 // passes' times, and each pass's fastest time per case (its tuned time).
 type abSide struct {
@@ -28,7 +18,7 @@ type abSide struct {
 func loadABSide(paths []string) (abSide, error) {
 	s := abSide{best: map[string]map[string]float64{}}
 	for _, p := range paths {
-		var f abFile
+		var f evalFile // the -eval reader's view of a gen bench file: cases and their times
 		if !read(p, &f) {
 			return s, fmt.Errorf("%s: not a readable gen bench JSON", p)
 		}
