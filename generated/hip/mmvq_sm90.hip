@@ -2,7 +2,7 @@
 // Family mmvq: quantized-weight decode GEMV: Y[t][n] = sum_k W[n][k] * X[t][k], W ggml q4_k/q6_k/q8_0 blocks, X Q8_1 blocks, t < T <= tokens, integer dots, f32 output
 // Arch sm90 (NVIDIA Hopper (H100/H200) via nvcc): wave 32, 132 compute units,
 // 4 x int8 dot products: dp4a.
-// 234 kernels, one per variant; each is a thin extern "C" entry
+// 238 kernels, one per variant; each is a thin extern "C" entry
 // into the one templated body below.
 #include "kgen_hip.h"
 
@@ -1110,6 +1110,9 @@ KG_KERNEL(128) mmvq_q4_k_r16_t1_mmd128(const uint8_t* W, const uint8_t* X, float
 KG_KERNEL(128) mmvq_q4_k_r16_t1_mms128(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<1, 128>(W, X, Y, T, N, K);
 }
+KG_KERNEL(192) mmvq_q4_k_r16_t1_mms192(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
+  mmvq_mms_q4_k<1, 192>(W, X, Y, T, N, K);
+}
 KG_KERNEL(256) mmvq_q4_k_r16_t1_mms256(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<1, 256>(W, X, Y, T, N, K);
 }
@@ -1124,6 +1127,9 @@ KG_KERNEL(128) mmvq_q4_k_r16_t2_mmd128(const uint8_t* W, const uint8_t* X, float
 }
 KG_KERNEL(128) mmvq_q4_k_r16_t2_mms128(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<2, 128>(W, X, Y, T, N, K);
+}
+KG_KERNEL(192) mmvq_q4_k_r16_t2_mms192(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
+  mmvq_mms_q4_k<2, 192>(W, X, Y, T, N, K);
 }
 KG_KERNEL(256) mmvq_q4_k_r16_t2_mms256(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<2, 256>(W, X, Y, T, N, K);
@@ -1140,6 +1146,9 @@ KG_KERNEL(128) mmvq_q4_k_r16_t4_mmd128(const uint8_t* W, const uint8_t* X, float
 KG_KERNEL(128) mmvq_q4_k_r16_t4_mms128(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<4, 128>(W, X, Y, T, N, K);
 }
+KG_KERNEL(192) mmvq_q4_k_r16_t4_mms192(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
+  mmvq_mms_q4_k<4, 192>(W, X, Y, T, N, K);
+}
 KG_KERNEL(256) mmvq_q4_k_r16_t4_mms256(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<4, 256>(W, X, Y, T, N, K);
 }
@@ -1154,6 +1163,9 @@ KG_KERNEL(128) mmvq_q4_k_r16_t8_mmd128(const uint8_t* W, const uint8_t* X, float
 }
 KG_KERNEL(128) mmvq_q4_k_r16_t8_mms128(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<8, 128>(W, X, Y, T, N, K);
+}
+KG_KERNEL(192) mmvq_q4_k_r16_t8_mms192(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
+  mmvq_mms_q4_k<8, 192>(W, X, Y, T, N, K);
 }
 KG_KERNEL(256) mmvq_q4_k_r16_t8_mms256(const uint8_t* W, const uint8_t* X, float* Y, float* partial, unsigned* counter, int T, int N, int K) {
   mmvq_mms_q4_k<8, 256>(W, X, Y, T, N, K);

@@ -283,7 +283,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				case "mma":
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
 				case "mms":
-					limit = 8 // all of them (8)
+					limit = 12 // all of them (12)
 				case "mmaq6":
 					limit = 4 // every token count of mma128
 				case "stream":
