@@ -18168,8 +18168,8 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > 2048 && n < 100000)) + (tile == \"mms256\") + (tile == \"mms192\") * (2 - 3 * (n > 3072 && n <= 4096 && k >= 4096)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120 at 3-8 tokens",
 			}, {
-				Expr: "(layout != \"mma\") * (layout != \"stream\")",
-				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2)",
+				Expr: "(layout != \"mma\") * (layout != \"stream\") + (layout == \"splitk\")",
+				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2); split-K last (H100 05o: 1.7x behind a 256-lane workgroup)",
 			}, {
 				Expr: "(layout == \"stream\") * ((tile == \"sp8\") != (m == 2 && n >= 8192 && k >= 4096 && k <= 5120))",
 				Why:  "H200 (runs 02x2, 02x3, in-sample): the persistent sp8 at two tokens on 8192+ rows of K 4096-5120 (1.02-1.04x over sw32), never elsewhere (up to 1.4x slower)",
@@ -18186,14 +18186,14 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"stream\") * (rows != 2 + 2 * (m >= 3 && k > 1024 || n >= 100000 || m == 2 && n >= 4096 && k < 16384 || m == 1 && n > 4096))",
 				Why:  "H200 streaming: 4 rows on LM heads, above 4096 rows at one token, from 4096 rows below K 16384 at two, above K 1024 at 3-4; else 2",
 			}, {
-				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (k <= 2048 && !(n >= 100000 && (m == 8 || dtype == \"q8_0\" && m >= 4)) && !(dtype == \"q8_0\" && m == 8)))",
-				Why:  "CUDA cores (Q6_K, Q8_0; H100 run 05k): a warp per row when K <= 2048, except at 8 tokens for Q8_0 and on 100k+-row LM heads (Q8_0 from 4 tokens); a workgroup per row group above",
+				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (dtype == \"q8_0\" && (k <= 2048 && m <= 2 || k <= 1024 && m <= 4 && n < 100000) || dtype != \"q8_0\" && k <= 2048 && !(n >= 100000 && m == 8)))",
+				Why:  "CUDA cores (H100 05k, 05o): a warp per row when K <= 2048 (not on LM heads at 8 tokens); Q8_0 only to 2 tokens, or to 4 at K <= 1024 below 100k rows; else a workgroup per row group",
 			}, {
-				Expr: "(layout != \"mma\") * (rows != (layout == \"subgroup\") * (4 - 2 * (n >= 100000 && m <= 2)) + (layout != \"subgroup\") * (2 + 2 * (m >= 4) - (dtype == \"q8_0\" && m == 1)))",
-				Why:  "CUDA cores (H100 run 05k): a warp per row: 4 rows (2 on LM heads at 1-2 tokens); a workgroup: 2 rows, 4 from 4 tokens, 1 for Q8_0 at one token",
+				Expr: "(layout != \"mma\") * (rows != (layout == \"subgroup\") * (4 - 2 * (n >= 100000 && m <= 2)) + (layout != \"subgroup\") * (2 + 2 * (m >= 3) - (dtype == \"q8_0\" && m == 1)))",
+				Why:  "CUDA cores (H100 05k, 05o): a warp per row: 4 rows (2 on LM heads at 1-2 tokens); a workgroup: 2 rows, 4 from 3 tokens, 1 for Q8_0 at one token",
 			}, {
-				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q8_0\") * (128 + 128 * (m <= 2 && k > 4096) - 64 * (n >= 100000 && m >= 4)) + (dtype != \"q8_0\") * (128 - 64 * (k <= 4096)))",
-				Why:  "CUDA cores (H100 run 05k): 128 lanes, 64 when K <= 4096; Q8_0: 256 at 1-2 tokens above K 4096, 64 on LM heads from 4 tokens",
+				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q8_0\") * (128 + 128 * (k > 4096 && (m <= 2 || n <= 1024)) - 64 * (n >= 100000 && m >= 3)) + (dtype != \"q8_0\") * (128 - 64 * (k <= 4096)))",
+				Why:  "CUDA cores (H100 05k, 05o): 128 lanes, 64 when K <= 4096; Q8_0: 256 above K 4096 at 1-2 tokens and on 1024-row layers, 64 on LM heads from 3 tokens",
 			}},
 		}, {
 			Family: "quant_q8_1",
