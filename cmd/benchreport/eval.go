@@ -34,31 +34,40 @@ func evaluate(w io.Writer, paths []string, family string) error {
 	return evaluateSkip(w, paths, family, nil)
 }
 
-// evaluateSkip is evaluate leaving out the cases of the models in skip.
-func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bool) error {
-	type tally struct {
-		within, slower, skipped int
-		worst                   float64
-		unknown, slow           []string
-		cases                   []caseScore
-	}
-	tallies := map[string]*tally{}
-	var backends []string
+// evalTally is how the current heuristic's picks do on one group of
+// cases.
+type evalTally struct {
+	within, slower, skipped int
+	worst                   float64
+	unknown, slow           []string
+	cases                   []caseScore
+}
+
+// tallyEval re-runs runtime.Select on every case of the files, leaving out
+// the cases of the models in skip, and tallies the picks per backend
+// ("cuda (sm90)"), or per backend and weight format ("cuda (sm90) q4_k")
+// when byDtype; it returns the keys in order and the tallies.
+func tallyEval(paths []string, family string, skip map[string]bool, byDtype bool) ([]string, map[string]*evalTally, error) {
+	tallies := map[string]*evalTally{}
+	var keys []string
 	for _, path := range paths {
 		f, dev, err := loadEval(path)
 		if err != nil {
-			return err
-		}
-		key := f.Backend + " (" + f.Arch + ")"
-		t := tallies[key]
-		if t == nil {
-			t = &tally{}
-			tallies[key] = t
-			backends = append(backends, key)
+			return nil, nil, err
 		}
 		for _, r := range f.Results {
 			if skip[r.Model] {
 				continue
+			}
+			key := f.Backend + " (" + f.Arch + ")"
+			if byDtype {
+				key += " " + r.Dtype
+			}
+			t := tallies[key]
+			if t == nil {
+				t = &evalTally{}
+				tallies[key] = t
+				keys = append(keys, key)
 			}
 			if len(r.Times) == 0 {
 				t.skipped++
@@ -99,8 +108,17 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 			}
 		}
 	}
-	sort.Strings(backends)
-	for _, k := range backends {
+	sort.Strings(keys)
+	return keys, tallies, nil
+}
+
+// evaluateSkip is evaluate leaving out the cases of the models in skip.
+func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bool) error {
+	keys, tallies, err := tallyEval(paths, family, skip, false)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
 		t := tallies[k]
 		known := t.within + t.slower
 		fmt.Fprintf(w, "%s: current heuristic within 10%% of tuned in %d of %d cases", k, t.within, known)

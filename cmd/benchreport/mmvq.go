@@ -71,7 +71,12 @@ type suiteRun struct {
 // files against its own bf16 cuBLAS (graph-timed) and copy bandwidth on the
 // quantized bytes, and the ggml shape against ggml's Vulkan mul_mat_vec
 // timed in one device call with it (peerRun's files).
-func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun string) error {
+//
+// With sel.run, the section of each backend whose suites sel.run scores
+// ends with how the current keys pick (runtime.Select with the committed
+// table, against every timed candidate): in-sample on the suite runs and
+// out of sample on sel.run's models outside sel.fit.
+func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun string, sel mmvqSel) error {
 	ggml := readGGML(filepath.Join(dir, peerRun+"-ggml-quant.txt"))
 	for _, be := range []string{"cuda", "vulkan"} {
 		var g mmvqFile
@@ -97,6 +102,9 @@ func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun str
 		if len(fs) == 0 {
 			fmt.Fprintf(md, "The suite was not run on this path; ggml's shape only.\n\n")
 		}
+		if err := mmvqSelection(md, dir, be, runs, sel); err != nil {
+			return err
+		}
 		if peer {
 			chart := peerRun + "-mmvq-ggml-" + be + ".png"
 			if len(runs) != 1 || peerRun != runs[0].run {
@@ -108,6 +116,64 @@ func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun str
 			fmt.Fprintf(md, "![mmvq against ggml, %s](bench/results/%s)\n\n", be, chart)
 		}
 	}
+	return nil
+}
+
+// mmvqSel names the run that scores the mmvq keys out of sample (its
+// <run>-mmvq-loo-<backend>-<format>.json files, every candidate timed on
+// models the keys were not fitted on: bench/mmvq-loo-run.sh) and the models
+// the keys were fitted on (left out of that score).
+type mmvqSel struct {
+	run string
+	fit []string
+}
+
+// mmvqSelection writes the selection lines of backend be: per weight
+// format, the current heuristic within 10% of the fastest timed candidate
+// in-sample (each suite run's file) and out of sample (sel.run's files
+// without sel.fit's models). Nothing without sel.run or its files.
+func mmvqSelection(md *strings.Builder, dir, be string, suites []suiteRun, sel mmvqSel) error {
+	if sel.run == "" {
+		return nil
+	}
+	oos, _ := filepath.Glob(filepath.Join(dir, sel.run+"-mmvq-loo-"+be+"-*.json"))
+	if len(oos) == 0 {
+		return nil
+	}
+	line := func(paths []string, skip map[string]bool) (string, error) {
+		keys, ts, err := tallyEval(paths, "mmvq", skip, true)
+		if err != nil {
+			return "", err
+		}
+		var parts []string
+		for _, k := range keys {
+			t := ts[k]
+			n := t.within + t.slower
+			if n == 0 {
+				continue
+			}
+			f := strings.ToUpper(k[strings.LastIndex(k, " ")+1:])
+			parts = append(parts, fmt.Sprintf("%s %d of %d (%.0f%%), worst %.2fx", f, t.within, n, 100*float64(t.within)/float64(n), t.worst))
+		}
+		return strings.Join(parts, "; "), nil
+	}
+	fmt.Fprintf(md, "Selection: `runtime.Select` with the committed table (the keys of templates/archs/), each pick against the fastest timed candidate of its case; within 10%% counts as a hit (`go run ./cmd/benchreport -eval -family mmvq -loo=false FILE`).\n\n")
+	for _, sr := range suites {
+		l, err := line([]string{filepath.Join(dir, sr.run+"-mmvq-"+be+".json")}, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(md, "- In-sample, run %s (models the keys were fitted on): %s.\n", sr.run, l)
+	}
+	skip := map[string]bool{}
+	for _, m := range sel.fit {
+		skip[m] = true
+	}
+	l, err := line(oos, skip)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(md, "- **Out of sample**, run %s on the models the keys were not fitted on (without %s): %s. This is the figure that counts (issue 13's bar: 90%% within 10%%, never over 1.25x).\n\n", sel.run, strings.Join(sel.fit, ", "), l)
 	return nil
 }
 

@@ -125,7 +125,7 @@ func TestMMVQSection(t *testing.T) {
 	cub := map[cubKey]float64{{"m", "ffn", 1, "bf16"}: 60, {"m", "ffn", 8, "bf16"}: 80}
 	var md strings.Builder
 	reads := map[cubKey]float64{{"m", "ffn", 0, "q4_k"}: 16} // a same-size read of the Q4_K bytes
-	if err := mmvqSection(&md, dir, []suiteRun{{"run", cub, 4000, reads}}, "run"); err != nil {
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", cub, 4000, reads}}, "run", mmvqSel{}); err != nil {
 		t.Fatal(err)
 	}
 	got := md.String()
@@ -178,7 +178,7 @@ func TestMMVQPeerRun(t *testing.T) {
 		b, _ := json.Marshal(map[string]any{"device": device, "backend": "vulkan", "timing": "ggml", "results": rs})
 		os.WriteFile(filepath.Join(dir, "peer-mmvq-ggml-vulkan.json"), b, 0o644)
 		var md strings.Builder
-		if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "peer"); err != nil {
+		if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "peer", mmvqSel{}); err != nil {
 			t.Fatal(err)
 		}
 		return md.String()
@@ -270,5 +270,53 @@ func wantIn(t *testing.T, got string, wants ...string) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
+	}
+}
+
+// TestMMVQSelection: with -mmvq-oos-run the mmvq section scores the
+// committed keys in-sample on the suite's file and out of sample on the
+// run's loo files without the fitted models, per weight format, each pick
+// against its case's fastest timed candidate.
+func TestMMVQSelection(t *testing.T) {
+	dir := t.TempDir()
+	dev, err := kruntime.ArchDevice("sm90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// one case whose pick is the fastest, one whose pick is 1.5x the fastest
+	pickOf := func(n, k, m int) string {
+		ch, err := kruntime.SelectWith(dev, kruntime.Op{Family: "mmvq", Dtype: "q4_k", M: m, N: n, K: k}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch.Heuristic.Name
+	}
+	type res struct {
+		Family, Model, Layer, Dtype string
+		N, K, M                     int
+		TunedUS                     float64            `json:"tuned_us"`
+		Times                       map[string]float64 `json:"times"`
+	}
+	write := func(name string, rs []res) {
+		b, _ := json.Marshal(map[string]any{"arch": "sm90", "backend": "cuda", "launch": "graph", "results": rs})
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hit := res{"mmvq", "fitted", "ffn", "q4_k", 4096, 4096, 1, 10, map[string]float64{pickOf(4096, 4096, 1): 10, "other": 11}}
+	miss := res{"mmvq", "new", "ffn", "q4_k", 4096, 4096, 1, 10, map[string]float64{pickOf(4096, 4096, 1): 15, "other": 10}}
+	write("run-mmvq-cuda.json", []res{hit})
+	write("oos-mmvq-loo-cuda-q4_k.json", []res{hit, miss, miss})
+	var md strings.Builder
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{"oos", []string{"fitted"}}); err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, md.String(),
+		"- In-sample, run run (models the keys were fitted on): Q4_K 1 of 1 (100%), worst 1.00x.",
+		"- **Out of sample**, run oos on the models the keys were not fitted on (without fitted): Q4_K 0 of 2 (0%), worst 1.50x.",
+	)
+	md.Reset() // no selection lines without the flag
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{}); err != nil || strings.Contains(md.String(), "Out of sample") {
+		t.Errorf("selection lines without -mmvq-oos-run (err %v):\n%s", err, md.String())
 	}
 }
