@@ -308,7 +308,7 @@ func TestMMVQSelection(t *testing.T) {
 	write("run-mmvq-cuda.json", []res{hit})
 	write("oos-mmvq-loo-cuda-q4_k.json", []res{hit, miss, miss})
 	var md strings.Builder
-	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{"oos", []string{"fitted"}}); err != nil {
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{"none,oos", []string{"fitted"}}); err != nil {
 		t.Fatal(err)
 	}
 	wantIn(t, md.String(),
