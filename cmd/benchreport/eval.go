@@ -43,11 +43,14 @@ type evalTally struct {
 	cases                   []caseScore
 }
 
+// byBackend groups -eval's tallies per backend and arch ("cuda (sm90)").
+func byBackend(f *evalFile, dtype string) string { return f.Backend + " (" + f.Arch + ")" }
+
 // tallyEval re-runs runtime.Select on every case of the files, leaving out
-// the cases of the models in skip, and tallies the picks per backend
-// ("cuda (sm90)"), or per backend and weight format ("cuda (sm90) q4_k")
-// when byDtype; it returns the keys in order and the tallies.
-func tallyEval(paths []string, family string, skip map[string]bool, byDtype bool) ([]string, map[string]*evalTally, error) {
+// the cases of the models in skip, and tallies the picks per group (the
+// key group returns for a case's file and weight format); it returns the
+// keys in order and the tallies.
+func tallyEval(paths []string, family string, skip map[string]bool, group func(f *evalFile, dtype string) string) ([]string, map[string]*evalTally, error) {
 	tallies := map[string]*evalTally{}
 	var keys []string
 	for _, path := range paths {
@@ -59,10 +62,7 @@ func tallyEval(paths []string, family string, skip map[string]bool, byDtype bool
 			if skip[r.Model] {
 				continue
 			}
-			key := f.Backend + " (" + f.Arch + ")"
-			if byDtype {
-				key += " " + r.Dtype
-			}
+			key := group(&f, r.Dtype)
 			t := tallies[key]
 			if t == nil {
 				t = &evalTally{}
@@ -114,7 +114,7 @@ func tallyEval(paths []string, family string, skip map[string]bool, byDtype bool
 
 // evaluateSkip is evaluate leaving out the cases of the models in skip.
 func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bool) error {
-	keys, tallies, err := tallyEval(paths, family, skip, false)
+	keys, tallies, err := tallyEval(paths, family, skip, byBackend)
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,8 @@ func mmvqSelection(md *strings.Builder, dir, be string, suites []suiteRun, sel m
 		return nil
 	}
 	line := func(paths []string, skip map[string]bool) (string, error) {
-		keys, ts, err := tallyEval(paths, "mmvq", skip, true)
+		// one backend's files: a group per weight format
+		keys, ts, err := tallyEval(paths, "mmvq", skip, func(_ *evalFile, dtype string) string { return strings.ToUpper(dtype) })
 		if err != nil {
 			return "", err
 		}
@@ -161,8 +162,7 @@ func mmvqSelection(md *strings.Builder, dir, be string, suites []suiteRun, sel m
 			if n == 0 {
 				continue
 			}
-			f := strings.ToUpper(k[strings.LastIndex(k, " ")+1:])
-			parts = append(parts, fmt.Sprintf("%s %d of %d (%.0f%%), worst %.2fx", f, t.within, n, 100*float64(t.within)/float64(n), t.worst))
+			parts = append(parts, fmt.Sprintf("%s %d of %d (%.0f%%), worst %.2fx", k, t.within, n, 100*float64(t.within)/float64(n), t.worst))
 		}
 		return strings.Join(parts, "; "), nil
 	}
