@@ -18092,6 +18092,135 @@ var Archs = []table.Arch{
 			Name:  "mma_wg_ns",
 			Value: int64(1113),
 		}, {
+			Name:  "mq_512_down_k",
+			Value: int64(16384),
+		}, {
+			Name:  "mq_512_down_m",
+			Value: int64(4),
+		}, {
+			Name:  "mq_512_down_n",
+			Value: int64(5120),
+		}, {
+			Name:  "mq_512_n",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_512_q6_k",
+			Value: int64(1024),
+		}, {
+			Name:  "mq_512_q6_n",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_d128_hi",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_d128_k",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_d128_lo",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_mma_head_k",
+			Value: int64(1024),
+		}, {
+			Name:  "mq_mma_head_n",
+			Value: int64(100000),
+		}, {
+			Name:  "mq_mma_m",
+			Value: int64(5),
+		}, {
+			Name:  "mq_mma_m3",
+			Value: int64(3),
+		}, {
+			Name:  "mq_mma_n3",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_mms192_hi",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_mms192_k",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_mms192_lo",
+			Value: int64(3072),
+		}, {
+			Name:  "mq_mms_hi",
+			Value: int64(100000),
+		}, {
+			Name:  "mq_mms_lo",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_q8_sg_k",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_q8_sg_k4",
+			Value: int64(1024),
+		}, {
+			Name:  "mq_q8_sg_m",
+			Value: int64(2),
+		}, {
+			Name:  "mq_q8_sg_m4",
+			Value: int64(4),
+		}, {
+			Name:  "mq_q8_wg_k",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_q8_wg_m",
+			Value: int64(2),
+		}, {
+			Name:  "mq_q8_wg_n",
+			Value: int64(1024),
+		}, {
+			Name:  "mq_sg_k",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_sp8_khi",
+			Value: int64(5120),
+		}, {
+			Name:  "mq_sp8_klo",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_sp8_n",
+			Value: int64(8192),
+		}, {
+			Name:  "mq_st4_head_n",
+			Value: int64(100000),
+		}, {
+			Name:  "mq_st4_k",
+			Value: int64(1024),
+		}, {
+			Name:  "mq_st4_m",
+			Value: int64(3),
+		}, {
+			Name:  "mq_st4_m1_n",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_st4_m2_k",
+			Value: int64(16384),
+		}, {
+			Name:  "mq_st4_m2_n",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_st_k1",
+			Value: int64(1024),
+		}, {
+			Name:  "mq_st_k2",
+			Value: int64(2048),
+		}, {
+			Name:  "mq_st_n",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_sw_k",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_sw_m",
+			Value: int64(2),
+		}, {
+			Name:  "mq_sw_n",
+			Value: int64(4096),
+		}, {
+			Name:  "mq_wg_k",
+			Value: int64(4096),
+		}, {
 			Name:  "red_fs",
 			Value: int64(70663),
 		}, {
@@ -18162,37 +18291,37 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"mma\") != (m >= 5 || m >= 3 && (dtype == \"q6_k\" || n > 2048) || m == 2 && k <= 1024 && n >= 100000)",
+				Expr: "(layout == \"mma\") != (m >= mq_mma_m || m >= mq_mma_m3 && (dtype == \"q6_k\" || n > mq_mma_n3) || m == 2 && k <= mq_mma_head_k && n >= mq_mma_head_n)",
 				Why:  "integer tensor cores from 5 tokens, at 3-4 above 2048 rows (H200, Q4_K; 4096-row K >= 4096: mms192, H100 05o/05q) and always (H100 05l, Q6_K), at 2 on 100k-row LM heads of K <= 1024",
 			}, {
-				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > 2048 && n < 100000)) + (tile == \"mms256\") + (tile == \"mms192\") * (2 - 3 * (n > 3072 && n <= 4096 && k >= 4096)))",
+				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi)) + (tile == \"mms256\") + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120 at 3-8 tokens",
 			}, {
 				Expr: "(layout != \"mma\") * (layout != \"stream\") + (layout == \"splitk\")",
 				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2); split-K last (H100 05o: 1.7x behind a 256-lane workgroup)",
 			}, {
-				Expr: "(layout == \"stream\") * ((tile == \"sp8\") != (m == 2 && n >= 8192 && k >= 4096 && k <= 5120))",
+				Expr: "(layout == \"stream\") * ((tile == \"sp8\") != (m == 2 && n >= mq_sp8_n && k >= mq_sp8_klo && k <= mq_sp8_khi))",
 				Why:  "H200 (runs 02x2, 02x3, in-sample): the persistent sp8 at two tokens on 8192+ rows of K 4096-5120 (1.02-1.04x over sw32), never elsewhere (up to 1.4x slower)",
 			}, {
-				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (dtype == \"q4_k\" && (n <= 2048 || n <= 5120 && k >= 16384 && m <= 4) || dtype == \"q6_k\" && n <= 4096 && k > 1024)) + ((tile == \"mmd128\") != (n > 2048 && n <= 4096 && k >= 4096)))",
+				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (dtype == \"q4_k\" && (n <= mq_512_n || n <= mq_512_down_n && k >= mq_512_down_k && m <= mq_512_down_m) || dtype == \"q6_k\" && n <= mq_512_q6_n && k > mq_512_q6_k)) + ((tile == \"mmd128\") != (n > mq_d128_lo && n <= mq_d128_hi && k >= mq_d128_k)))",
 				Why:  "tensor cores: Q4_K (H200) 512 lanes to 2048 rows (5120-row downs of 16k+ K to 4 tokens), mmd128 on 4096-row layers of K >= 4096, else 128; Q6_K (H100 05l) 512 to 4096 rows above K 1024",
 			}, {
-				Expr: "(layout == \"stream\") * ((tile == \"sw32\") != (m <= 2 && k >= 4096 && n >= 4096))",
+				Expr: "(layout == \"stream\") * ((tile == \"sw32\") != (m <= mq_sw_m && k >= mq_sw_k && n >= mq_sw_n))",
 				Why:  "H200 streaming: a lane per 32-byte chunk (sw32) from 4096 rows and K 4096 at 1-2 tokens",
 			}, {
-				Expr: "(layout == \"stream\") * (wg != 32 + 32 * (k > 1024) + 64 * (k > 2048 && n < 4096))",
+				Expr: "(layout == \"stream\") * (wg != 32 + 32 * (k > mq_st_k1) + 64 * (k > mq_st_k2 && n < mq_st_n))",
 				Why:  "H200 streaming (stN): 32 lanes at K <= 1024, 64 at K <= 2048 or from 4096 rows, else 128",
 			}, {
-				Expr: "(layout == \"stream\") * (rows != 2 + 2 * (m >= 3 && k > 1024 || n >= 100000 || m == 2 && n >= 4096 && k < 16384 || m == 1 && n > 4096))",
+				Expr: "(layout == \"stream\") * (rows != 2 + 2 * (m >= mq_st4_m && k > mq_st4_k || n >= mq_st4_head_n || m == 2 && n >= mq_st4_m2_n && k < mq_st4_m2_k || m == 1 && n > mq_st4_m1_n))",
 				Why:  "H200 streaming: 4 rows on LM heads, above 4096 rows at one token, from 4096 rows below K 16384 at two, above K 1024 at 3-4; else 2",
 			}, {
-				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (dtype == \"q8_0\" && (k <= 2048 && m <= 2 || k <= 1024 && m <= 4 && n < 100000) || dtype != \"q8_0\" && k <= 2048 && !(n >= 100000 && m == 8)))",
+				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (dtype == \"q8_0\" && (k <= mq_q8_sg_k && m <= mq_q8_sg_m || k <= mq_q8_sg_k4 && m <= mq_q8_sg_m4 && n < 100000) || dtype != \"q8_0\" && k <= mq_sg_k && !(n >= 100000 && m == 8)))",
 				Why:  "CUDA cores (H100 05k, 05o): a warp per row when K <= 2048 (not on LM heads at 8 tokens); Q8_0 only to 2 tokens, or to 4 at K <= 1024 below 100k rows; else a workgroup per row group",
 			}, {
 				Expr: "(layout != \"mma\") * (rows != (layout == \"subgroup\") * (4 - 2 * (n >= 100000 && m <= 2)) + (layout != \"subgroup\") * (2 + 2 * (m >= 3) - (dtype == \"q8_0\" && m == 1)))",
 				Why:  "CUDA cores (H100 05k, 05o): a warp per row: 4 rows (2 on LM heads at 1-2 tokens); a workgroup: 2 rows, 4 from 3 tokens, 1 for Q8_0 at one token",
 			}, {
-				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q8_0\") * (128 + 128 * (k > 4096 && (m <= 2 || n <= 1024)) - 64 * (n >= 100000 && m >= 3)) + (dtype != \"q8_0\") * (128 - 64 * (k <= 4096)))",
+				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q8_0\") * (128 + 128 * (k > mq_q8_wg_k && (m <= mq_q8_wg_m || n <= mq_q8_wg_n)) - 64 * (n >= 100000 && m >= 3)) + (dtype != \"q8_0\") * (128 - 64 * (k <= mq_wg_k)))",
 				Why:  "CUDA cores (H100 05k, 05o): 128 lanes, 64 when K <= 4096; Q8_0: 256 above K 4096 at 1-2 tokens and on 1024-row layers, 64 on LM heads from 3 tokens",
 			}},
 		}, {

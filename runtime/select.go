@@ -652,20 +652,41 @@ func reasons(win Candidate, eligible []Candidate, fam *table.Family, dev Device)
 }
 
 // keyLabels names prefer keys in explanations: the quoted rule, or for a
-// key using the arch's model constants (a long formula) "the model's
-// predicted time (key N)".
+// predicted-time key (TimeKeys, a long formula) "the model's predicted
+// time (key N)".
 func keyLabels(arch, family string, rs []table.Rule) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = strconv.Quote(r.Expr)
 	}
-	for _, i := range ModelKeys(arch, family) {
+	for _, i := range TimeKeys(arch, family) {
 		if i < len(out) {
 			out[i] = fmt.Sprintf("the model's predicted time (prefer key %d)", i+1)
 		}
 	}
 	return out
 }
+
+// TimeKeys returns the model keys (ModelKeys) that are predicted times in
+// ns: formulas over maxQuotedModelKey bytes. The shorter ones compare an
+// op with fitted thresholds (sm90's mmvq keys) and are read as rules.
+func TimeKeys(arch, family string) []int {
+	rs, err := PreferRules(arch, family)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, i := range ModelKeys(arch, family) {
+		if i < len(rs) && len(rs[i].Expr) > maxQuotedModelKey {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// maxQuotedModelKey is the longest model key read as a rule (the longest
+// threshold key is about 300 bytes, a time formula thousands).
+const maxQuotedModelKey = 600
 
 // LostBy says why an eligible candidate lost to the winner: the first
 // preference key where they differ.

@@ -4,7 +4,8 @@ package main
 //
 // An arch file may give model constants (templates/archs/*.yaml model:)
 // that its prefer keys use by name: a predicted time in nanoseconds,
-// lower wins. Select and kg_select evaluate those keys like any other.
+// lower wins (runtime.TimeKeys), or thresholds of shorter rules (sm90's
+// mmvq keys). Select and kg_select evaluate those keys like any other.
 // -fit fits the constants to a run's JSON (every candidate's time), and
 // -eval scores the fitted keys leaving one model out at a time: fit on
 // the other models, score the picks on the held-out one. Nothing here
@@ -17,6 +18,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +54,10 @@ type fitSet struct {
 	consts    []table.Const
 	rules     []*expr.Expr
 	modelKeys []int
-	cases     []fitCase
+	// timeProg is the position in modelKeys of the first predicted-time
+	// key (runtime.TimeKeys), -1 when the model keys are all thresholds.
+	timeProg int
+	cases    []fitCase
 }
 
 // loadFitSets reads runs' JSON into fit sets, one per backend and arch;
@@ -86,6 +91,10 @@ func loadFitSets(paths []string, family string) ([]*fitSet, error) {
 					s.rules = append(s.rules, e)
 				}
 				s.modelKeys = kruntime.ModelKeys(f.Arch, fam)
+				s.timeProg = -1
+				if tk := kruntime.TimeKeys(f.Arch, fam); len(tk) > 0 {
+					s.timeProg = slices.Index(s.modelKeys, tk[0])
+				}
 				sets[key] = s
 				order = append(order, key)
 			}
@@ -180,17 +189,25 @@ func (s *fitSet) pick(c *fitCase, vals []int64) *fitCand {
 	return best
 }
 
-// predicted is the first model key of a candidate under vals (a time in
-// ns by convention), or -1.
+// predicted is a candidate's first predicted-time key under vals (ns),
+// or -1 when there is none.
 func (s *fitSet) predicted(x *fitCand, vals []int64) int64 {
-	if len(s.modelKeys) == 0 {
+	if s.timeProg < 0 {
 		return -1
 	}
-	v, err := x.progs[0].Eval(vals)
+	v, err := x.progs[s.timeProg].Eval(vals)
 	if err != nil {
 		return -1
 	}
 	return v.Int
+}
+
+// predictedNote is " (predicted N.N)" in us, or "" without a time key.
+func (s *fitSet) predictedNote(x *fitCand, vals []int64) string {
+	if s.timeProg < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (predicted %.1f)", float64(s.predicted(x, vals))/1000)
 }
 
 func less(a, b []int64, an, bn string) bool {
@@ -260,8 +277,8 @@ func (s *fitSet) score(cases []*fitCase, vals []int64, detail bool) score {
 					f = y
 				}
 			}
-			line := fmt.Sprintf("x%.3f %s: picks %s %.1f us (predicted %.1f), fastest %s %.1f us (predicted %.1f)",
-				r, c.label, x.name, x.us, float64(s.predicted(x, vals))/1000, f.name, f.us, float64(s.predicted(f, vals))/1000)
+			line := fmt.Sprintf("x%.3f %s: picks %s %.1f us%s, fastest %s %.1f us%s",
+				r, c.label, x.name, x.us, s.predictedNote(x, vals), f.name, f.us, s.predictedNote(f, vals))
 			sc.cases = append(sc.cases, caseScore{r, line})
 		}
 	}
@@ -295,7 +312,7 @@ func (s *fitSet) objective(cases []*fitCase, vals []int64) float64 {
 const regW = 10
 
 // regression is the squared log error of the predicted times (the first
-// model key, in ns) against the measured ones, over candidates within 2x
+// time key, in ns) against the measured ones, over candidates within 2x
 // of their case's fastest.
 func (s *fitSet) regression(cases []*fitCase, vals []int64) float64 {
 	var e float64
@@ -339,6 +356,10 @@ func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
 			o += regW * d * d
 		}
 		return o
+	}
+	if s.timeProg < 0 {
+		// Thresholds only: no predicted times to regress.
+		return descend(append([]int64(nil), init...), 3, pick)
 	}
 	reg := func(v []int64) float64 { return s.regression(cases, v) }
 	a := descend(descend(append([]int64(nil), init...), 4, reg), 3, pick)

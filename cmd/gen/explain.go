@@ -201,9 +201,8 @@ func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.
 	for _, r := range ch.Reasons {
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
-	// Keys that use the arch's model constants are predicted times (ns):
-	// printed for every eligible candidate.
-	modelKeys := kruntime.ModelKeys(dev.Arch, op.Family)
+	// Predicted-time keys (ns) are printed for every eligible candidate.
+	modelKeys := kruntime.TimeKeys(dev.Arch, op.Family)
 	predicted := func(c kruntime.Candidate) string {
 		if c.Excluded != "" || len(modelKeys) == 0 {
 			return ""

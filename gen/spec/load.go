@@ -1229,7 +1229,7 @@ func (l *loader) arch(s *Spec, name string) (*Arch, error) {
 // magnitude (a predicted time in picoseconds of a 2^40-byte read stays far
 // from int64 overflow).
 const (
-	MaxModelConsts = 32
+	MaxModelConsts = 96
 	MaxModelValue  = 1 << 40
 )
 
