@@ -8,9 +8,11 @@
 #      blobs), bin/gen (the branch), bin/gen-main again (the spread);
 #      `go run ./cmd/benchreport -ab xs-main-1.json,xs-main-3.json -ab-b xs-half-2.json`
 #   3. the comparison with ggml (device-env.sh's vkggml) with the branch
-# Needs bin/gen (branch), bin/gen-main (main), .gl/ and .peers/ggml-vulkan
+# Needs bin/gen (branch), bin/gen-main (main) (either may be .xz), .gl/ and .peers/ggml-vulkan
 # (carried). Results in $OUT/r ($OUT/r.tgz).
 set -u
+# the two binaries travel xz-compressed (the carry limit)
+for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x" && chmod +x "${x%.xz}"; done
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-420}
 begin
