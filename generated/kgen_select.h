@@ -298,17 +298,17 @@ KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"spirv/mmvq_q4_k_splitk_khr.spv", "a011f8cb4af53bcca15c9bde6926fe6daa35c274df810c6098acf98f25211334"},
   {"spirv/mmvq_q4_k_workgroup_khr.spv", "d8ee2163019ad8e725f78732c61d6f4316131480f9411a03ffa3fa75a1f9cb29"},
   {"spirv/mmvq_q4_k_pipe_khr.spv", "92f2debf1f4e4cbc78d2eb56c2adc5baef87710d88dcb61f68e4abb07366da3c"},
-  {"spirv/mmvq_q4_k_xshare_khr.spv", "3bf1c3279d28bf524f94be85b49058be6627e0b593bc150f718c87bfb16ba67d"},
+  {"spirv/mmvq_q4_k_xshare_khr.spv", "14ede6185aa00cb34638cb23c59158debab66ffcca43189ea917f01eae7f4b18"},
   {"spirv/mmvq_q6_k_subgroup_khr.spv", "4b165a7cc53dd1a00a0709c28906cdba2f0036906b31eeb06c18dfadc890c089"},
   {"spirv/mmvq_q6_k_splitk_khr.spv", "f0e2c8c85565c1804bcf2935ad01529e5f26681849be572357bf59bdcc5e298b"},
   {"spirv/mmvq_q6_k_workgroup_khr.spv", "742284b4d8925434aa5dd37e98bdc135ea3929e953a0e0722523479d8bc5ecbe"},
   {"spirv/mmvq_q6_k_pipe_khr.spv", "b85b287eae84d60534cc1dd1dba5ca6be2c04d4fc2f7053aa738ac6c59a03315"},
-  {"spirv/mmvq_q6_k_xshare_khr.spv", "ded6651b517d76c93f32bb87d8d19bcc5de404c61b7a7798efb5303b0ae6c013"},
+  {"spirv/mmvq_q6_k_xshare_khr.spv", "e3ef2464f6a28ef7662e97e773801799bc4beab02a650bc4c630af360be88f9c"},
   {"spirv/mmvq_q8_0_subgroup_khr.spv", "ead949a074848fc0c529504a338ed424d15575201e73e927731dcca1d0d8dd6b"},
   {"spirv/mmvq_q8_0_splitk_khr.spv", "e34f05565b8b613f16e8981f1cde41b15f38e809ac5f5be8c5d24fa8fdf7c311"},
   {"spirv/mmvq_q8_0_workgroup_khr.spv", "69f119549c54721bfa249f576cdd954a89aced0e83ab60ed303bdbec3ac02c43"},
   {"spirv/mmvq_q8_0_pipe_khr.spv", "f85b678d2e0b8c4cbe87a0bf743fded2ff73d3933023de87e15b88a4090ed922"},
-  {"spirv/mmvq_q8_0_xshare_khr.spv", "d98d3fa69f00f8a152836db4e022e8a6958428f8f049c9371349c56167f44a36"},
+  {"spirv/mmvq_q8_0_xshare_khr.spv", "1dc728d67091e4bdcf109a9a3fe9d8d2710636d183751d773ee33ca0657f9836"},
 };
 #else
 KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS];

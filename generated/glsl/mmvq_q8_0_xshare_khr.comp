@@ -123,9 +123,14 @@ shared uint last;
 // quants, d and the exact sums of the quants) are decoded once per
 // workgroup into LDS and serve all ROWS rows, not a lane's RPG.
 const uint GL = 32u, RPG = ROWS / (WG / GL);
-// passes of the workgroup's lanes over a step's TOKENS x GL activations
-const uint XPASS = (TOKENS * GL + WG - 1u) / WG;
-shared XU xs[TOKENS * GL];
+// Tokens staged at once: at most 4, so LDS stays at 4 tokens' worth
+// (NVIDIA, H100 run 05p: every xshare tile slowed 1.45-1.8x from 4 to 5
+// tokens, the step where LDS passes 12 KiB); more tokens take several
+// stage-and-dot rounds per step.
+const uint TS = TOKENS > 4u ? 4u : TOKENS, ROUNDS = (TOKENS + TS - 1u) / TS;
+// passes of the workgroup's lanes over a round's TS x GL activations
+const uint XPASS = (TS * GL + WG - 1u) / WG;
+shared XU xs[TS * GL];
 
 void main() {
   const uint T = pc.T, N = pc.N, K = pc.K;
@@ -141,27 +146,32 @@ void main() {
     const uint u = min(u0 + l, U - 1u);
     WU wu[RPG];
     [[unroll]] for (uint r = 0u; r < RPG; ++r) wu[r] = loadW(min(row0 + r, N - 1u), u, U);
-    // the step's activations: every load of this lane issued before any
-    // store (a pass per WG of TOKENS x GL units; one loop would wait for
-    // each pass's loads in turn)
-    XU st[XPASS];
-    [[unroll]] for (uint p = 0u; p < XPASS; ++p) {
-      const uint i = tid + p * WG;
-      if (i < T * GL) st[p] = loadX(i / GL, min(u0 + i % GL, U - 1u), XB);
-    }
-    [[unroll]] for (uint p = 0u; p < XPASS; ++p) {
-      const uint i = tid + p * WG;
-      if (i < T * GL) xs[i] = st[p];
-    }
-    barrier();
-    if (u0 + l < U) {
-      [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
-        if (t >= T) continue;
-        const XU xu = xs[t * GL + l];
-        [[unroll]] for (uint r = 0u; r < RPG; ++r) acc[r * TOKENS + t] += dotUnit(wu[r], xu);
+    [[unroll]] for (uint h = 0u; h < ROUNDS; ++h) {
+      const uint t0 = h * TS;
+      if (t0 >= T) break;  // uniform
+      // the round's activations: every load of this lane issued before
+      // any store (a pass per WG of TS x GL units; one loop would wait for
+      // each pass's loads in turn)
+      const uint nx = min(T - t0, TS) * GL;
+      XU st[XPASS];
+      [[unroll]] for (uint p = 0u; p < XPASS; ++p) {
+        const uint i = tid + p * WG;
+        if (i < nx) st[p] = loadX(t0 + i / GL, min(u0 + i % GL, U - 1u), XB);
       }
+      [[unroll]] for (uint p = 0u; p < XPASS; ++p) {
+        const uint i = tid + p * WG;
+        if (i < nx) xs[i] = st[p];
+      }
+      barrier();
+      if (u0 + l < U) {
+        [[unroll]] for (uint t = 0u; t < TS; ++t) {
+          if (t0 + t >= T) continue;
+          const XU xu = xs[t * GL + l];
+          [[unroll]] for (uint r = 0u; r < RPG; ++r) acc[r * TOKENS + t0 + t] += dotUnit(wu[r], xu);
+        }
+      }
+      barrier();
     }
-    barrier();
   }
   // A group's rows: reduce within each subgroup (at most 32 lanes, the
   // class constraint, so whole parts of one group), then across the
