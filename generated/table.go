@@ -18479,10 +18479,10 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"xshare\") * !(dtype == \"q4_k\" && (m >= 2 && m != 5 && !(m == 8 && k <= 1024 && n >= 100000) || m == 1 && n >= 100000) || k > 2048 && n >= 4096 && (dtype == \"q6_k\" && m >= 2 && m != 5 || dtype == \"q8_0\" && (m == 3 || m == 4)))",
-				Why:  "NVIDIA Vulkan (H100 05k/05m, in-sample): xshare for Q4_K from 2 tokens (not 5; not at 8 on K-1024 LM heads) and on 100k+-row heads at 1; Q6_K/Q8_0 as measured at 4096 x 14336",
+				Expr: "(layout == \"xshare\") * !(dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) || m == 1 && n >= 100000) || k > 2048 && n >= 4096 && (dtype == \"q6_k\" && m >= 2 && m != 5 || dtype == \"q8_0\" && (m == 3 || m == 4)))",
+				Why:  "NVIDIA Vulkan (H100 05k/05m; Q4_K at 5 tokens: 06b/06c): xshare for Q4_K from 2 tokens (not at 8 on K-1024 LM heads), on 100k+-row heads at 1; Q6_K/Q8_0 as measured at 4096 x 14336",
 			}, {
-				Expr: "(dtype == \"q4_k\" && (m >= 2 && m != 5 && !(m == 8 && k <= 1024 && n >= 100000) || m == 1 && n >= 100000) || k > 2048 && n >= 4096 && (dtype == \"q6_k\" && m >= 2 && m != 5 || dtype == \"q8_0\" && (m == 3 || m == 4))) * (tile != \"xs128d\" || rows != 8 - 4 * (n <= 1024 || m == 2 && n <= 4096))",
+				Expr: "(dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) || m == 1 && n >= 100000) || k > 2048 && n >= 4096 && (dtype == \"q6_k\" && m >= 2 && m != 5 || dtype == \"q8_0\" && (m == 3 || m == 4))) * (tile != \"xs128d\" || rows != 8 - 4 * (n <= 1024 || m == 2 && n <= 4096))",
 				Why:  "NVIDIA Vulkan (H100 05k/05m, in-sample): xs128d on 8 rows; 4 on 1024-row layers and at 2 tokens up to 4096 rows",
 			}, {
 				Expr: "dot == \"int\"",
