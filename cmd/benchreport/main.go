@@ -140,7 +140,7 @@ func main() {
 	exclude := flag.String("exclude-models", "", "-eval: leave these models' cases (comma-separated) out of the committed heuristic's score (e.g. the ones its keys were fitted on)")
 	detail := flag.Bool("v", false, "-eval: list every held-out case the model picks more than 10% slow")
 	mmvqRun := flag.String("mmvq-run", "", "take the mmvq suite sections from these runs' (comma-separated) -mmvq-cuda.json and -mmvq-vulkan.json, each compared with its own -cublas.json and copy bandwidth (device calls of their own)")
-	mmvqOOS := flag.String("mmvq-oos-run", "", "score the mmvq keys out of sample on these runs' (comma-separated; per backend the first that has them) -mmvq-loo-<backend>-<format>.json files (bench/mmvq-loo-run.sh), leaving out -mmvq-fit-models")
+	mmvqOOS := flag.String("mmvq-oos-run", "", "score the mmvq keys out of sample on these runs' (comma-separated; per backend every one that has them) -mmvq-loo-<backend>-<format>.json files (bench/mmvq-loo-run.sh), leaving out -mmvq-fit-models")
 	mmvqFit := flag.String("mmvq-fit-models", "qwen3-0.6b,llama-3.1-8b,qwen3-32b,dense-27b", "the models the mmvq keys were fitted on (comma-separated): left out of -mmvq-oos-run's score")
 	peerRun := flag.String("mmvq-peer-run", "", "take the Vulkan mmvq comparison with ggml from this run's -mmvq-ggml-vulkan.json and -ggml-quant.txt (a device call timing both)")
 	quantRun := flag.String("quant-run", "", "take the quantizer sections from this run's -quant-cuda.json and -quant-vulkan.json, with its -copy.txt and -empty.txt (a device call of their own)")

@@ -119,7 +119,7 @@ func mmvqSection(md *strings.Builder, dir string, suites []suiteRun, peerRun str
 	return nil
 }
 
-// mmvqSel names the runs (comma-separated; per backend the first with
+// mmvqSel names the runs (comma-separated; per backend every one with
 // files of it) that score the mmvq keys out of sample (their
 // <run>-mmvq-loo-<backend>-<format>.json files, every candidate timed on
 // models the keys were not fitted on: bench/mmvq-loo-run.sh) and the models
@@ -137,18 +137,18 @@ func mmvqSelection(md *strings.Builder, dir, be string, suites []suiteRun, sel m
 	if sel.run == "" {
 		return nil
 	}
-	// the first of sel.run's runs with files of this backend
-	var oos []string
-	run := ""
+	// every one of sel.run's runs with files of this backend (a backend's
+	// suite may take several calls, e.g. one per token subset)
+	var oos, runs []string
 	for _, rn := range strings.Split(sel.run, ",") {
-		if oos, _ = filepath.Glob(filepath.Join(dir, rn+"-mmvq-loo-"+be+"-*.json")); len(oos) > 0 {
-			run = rn
-			break
+		if fs, _ := filepath.Glob(filepath.Join(dir, rn+"-mmvq-loo-"+be+"-*.json")); len(fs) > 0 {
+			oos, runs = append(oos, fs...), append(runs, rn)
 		}
 	}
 	if len(oos) == 0 {
 		return nil
 	}
+	run := strings.Join(runs, " and ")
 	line := func(paths []string, skip map[string]bool) (string, error) {
 		// one backend's files: a group per weight format
 		keys, ts, err := tallyEval(paths, "mmvq", skip, func(_ *evalFile, dtype string) string { return strings.ToUpper(dtype) })
