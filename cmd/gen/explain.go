@@ -202,13 +202,13 @@ func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
 	// Predicted-time keys (ns) are printed for every eligible candidate.
-	modelKeys := kruntime.TimeKeys(dev.Arch, op.Family)
+	timeKeys := kruntime.TimeKeys(dev.Arch, op.Family)
 	predicted := func(c kruntime.Candidate) string {
-		if c.Excluded != "" || len(modelKeys) == 0 {
+		if c.Excluded != "" || len(timeKeys) == 0 {
 			return ""
 		}
 		var parts []string
-		for _, i := range modelKeys {
+		for _, i := range timeKeys {
 			if i < len(c.Keys) {
 				parts = append(parts, strconv.FormatInt(c.Keys[i], 10))
 			}
@@ -216,7 +216,7 @@ func printChoice(w io.Writer, dev kruntime.Device, op kruntime.Op, ch *kruntime.
 		return " [model: predicted " + strings.Join(parts, ", ") + " ns]"
 	}
 	for _, c := range ch.Candidates {
-		if c.Variant == ch.Variant && len(modelKeys) > 0 {
+		if c.Variant == ch.Variant && len(timeKeys) > 0 {
 			fmt.Fprintf(w, "  model:%s\n", strings.TrimPrefix(strings.TrimSuffix(predicted(c), "]"), " [model:"))
 		}
 	}

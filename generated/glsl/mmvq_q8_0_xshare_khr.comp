@@ -125,8 +125,9 @@ shared uint last;
 const uint GL = 32u, RPG = ROWS / (WG / GL);
 // Tokens staged at once: at most 4, so LDS stays at 4 tokens' worth
 // (NVIDIA, H100 run 05p: every xshare tile slowed 1.45-1.8x from 4 to 5
-// tokens, the step where LDS passes 12 KiB); more tokens take several
-// stage-and-dot rounds per step.
+// tokens, the step where LDS passes 12 KiB; capped, 1.04-1.57x faster at
+// 5..8 tokens, runs 06a/06d); more tokens take several stage-and-dot
+// rounds per step.
 const uint TS = TOKENS > 4u ? 4u : TOKENS, ROUNDS = (TOKENS + TS - 1u) / TS;
 // passes of the workgroup's lanes over a round's TS x GL activations
 const uint XPASS = (TS * GL + WG - 1u) / WG;
