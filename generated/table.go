@@ -18143,6 +18143,12 @@ var Archs = []table.Arch{
 			Name:  "mq_mms192_lo",
 			Value: int64(3072),
 		}, {
+			Name:  "mq_mms256_m",
+			Value: int64(5),
+		}, {
+			Name:  "mq_mms256_n",
+			Value: int64(2048),
+		}, {
 			Name:  "mq_mms_hi",
 			Value: int64(100000),
 		}, {
@@ -18294,7 +18300,7 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") != (m >= mq_mma_m || m >= mq_mma_m3 && (dtype == \"q6_k\" || n > mq_mma_n3) || m == 2 && k <= mq_mma_head_k && n >= mq_mma_head_n)",
 				Why:  "integer tensor cores from 5 tokens, at 3-4 above 2048 rows (H200, Q4_K; 4096-row K >= 4096: mms192, H100 05o/05q) and always (H100 05l, Q6_K), at 2 on 100k-row LM heads of K <= 1024",
 			}, {
-				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi)) + (tile == \"mms256\") + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
+				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi || n <= mq_mms256_n && m >= mq_mms256_m)) + ((tile == \"mms256\") != (n <= mq_mms256_n && m >= mq_mms256_m)) + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120 at 3-8 tokens",
 			}, {
 				Expr: "(layout != \"mma\") * (layout != \"stream\") + (layout == \"splitk\")",
