@@ -211,8 +211,10 @@ func parseRules(rs []table.Rule, names map[string]bool) ([]parsedRule, error) {
 type compiled struct {
 	outside, eligible, prefer []parsedRule
 	// modelKeys are the indices of the prefer keys that use the arch's
-	// model constants (predicted times).
-	modelKeys []int
+	// model constants; timeKeys those of them that are predicted times
+	// (formulas over maxQuotedModelKey bytes; the shorter ones compare an
+	// op with fitted thresholds, sm90's mmvq keys, and read as rules).
+	modelKeys, timeKeys []int
 }
 
 var (
@@ -254,12 +256,16 @@ func rulesFor(fam *table.Family, arch string) (*compiled, error) {
 	for _, m := range archModel(arch) {
 		names[m.Name], model[m.Name] = true, true // prefer keys only
 	}
-	if c.prefer, err = parseRules(preferRules(fam, arch), names); err != nil {
+	pr := preferRules(fam, arch)
+	if c.prefer, err = parseRules(pr, names); err != nil {
 		return nil, err
 	}
 	for i, r := range c.prefer {
 		if slices.ContainsFunc(r.e.Names(), func(n string) bool { return model[n] }) {
 			c.modelKeys = append(c.modelKeys, i)
+			if len(pr[i].Expr) > maxQuotedModelKey {
+				c.timeKeys = append(c.timeKeys, i)
+			}
 		}
 	}
 	compiledBy[key] = c
@@ -671,17 +677,15 @@ func keyLabels(arch, family string, rs []table.Rule) []string {
 // ns: formulas over maxQuotedModelKey bytes. The shorter ones compare an
 // op with fitted thresholds (sm90's mmvq keys) and are read as rules.
 func TimeKeys(arch, family string) []int {
-	rs, err := PreferRules(arch, family)
+	fam, err := familyRules(family)
 	if err != nil {
 		return nil
 	}
-	var out []int
-	for _, i := range ModelKeys(arch, family) {
-		if i < len(rs) && len(rs[i].Expr) > maxQuotedModelKey {
-			out = append(out, i)
-		}
+	c, err := rulesFor(fam, arch)
+	if err != nil {
+		return nil
 	}
-	return out
+	return append([]int(nil), c.timeKeys...)
 }
 
 // maxQuotedModelKey is the longest model key read as a rule (the longest
