@@ -18451,6 +18451,39 @@ var Archs = []table.Arch{
 			Name:  "load_ps",
 			Value: int64(12),
 		}, {
+			Name:  "mv_m1_nk",
+			Value: int64(3000000),
+		}, {
+			Name:  "mv_q8_head_n",
+			Value: int64(32000),
+		}, {
+			Name:  "mv_q8_n",
+			Value: int64(2048),
+		}, {
+			Name:  "mv_r4_n",
+			Value: int64(2048),
+		}, {
+			Name:  "mv_wp128_k",
+			Value: int64(8192),
+		}, {
+			Name:  "mv_wp_k",
+			Value: int64(5120),
+		}, {
+			Name:  "mv_wp_n",
+			Value: int64(2048),
+		}, {
+			Name:  "mv_xs64_k",
+			Value: int64(2048),
+		}, {
+			Name:  "mv_xs64_m",
+			Value: int64(5),
+		}, {
+			Name:  "mv_xs64_n",
+			Value: int64(4096),
+		}, {
+			Name:  "mv_xs_k",
+			Value: int64(16384),
+		}, {
 			Name:  "red_ps",
 			Value: int64(42),
 		}, {
@@ -18485,11 +18518,14 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"xshare\") * !(dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) || m == 1 && n >= 100000) || k > 2048 && n >= 4096 && (dtype == \"q6_k\" && m >= 2 && m != 5 || dtype == \"q8_0\" && (m == 3 || m == 4)))",
-				Why:  "NVIDIA Vulkan (H100 05k/05m; Q4_K at 5 tokens: 06b/06c): xshare for Q4_K from 2 tokens (not at 8 on K-1024 LM heads), on 100k+-row heads at 1; Q6_K/Q8_0 as measured at 4096 x 14336",
+				Expr: "(layout == \"xshare\") != (dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) && !(n <= mv_wp_n && k >= mv_wp_k) || m == 1 && (n >= 100000 || k <= 2048 && n * k >= mv_m1_nk)) || dtype == \"q6_k\" && k <= mv_xs_k || dtype == \"q8_0\" && m >= 2 && k <= mv_xs_k && n >= 512 && (n > mv_q8_n || k <= 2048) && !(n >= mv_q8_head_n && m >= 5) && !(m == 8 && n >= 5120))",
+				Why:  "NVIDIA Vulkan (H100 06e-06h, 10 models): xshare for Q4_K from 2 tokens (not few rows of long K), at 1 on big layers; Q6_K up to K 16384; Q8_0 from 2 tokens on mid layers",
 			}, {
-				Expr: "(dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) || m == 1 && n >= 100000) || k > 2048 && n >= 4096 && (dtype == \"q6_k\" && m >= 2 && m != 5 || dtype == \"q8_0\" && (m == 3 || m == 4))) * (tile != \"xs128d\" || rows != 8 - 4 * (n <= 1024 || m == 2 && n <= 4096))",
-				Why:  "NVIDIA Vulkan (H100 05k/05m, in-sample): xs128d on 8 rows; 4 on 1024-row layers and at 2 tokens up to 4096 rows",
+				Expr: "(layout == \"xshare\") * ((tile != \"xs64d\") * ((dtype == \"q4_k\" || dtype == \"q6_k\") && n > mv_r4_n && n <= mv_xs64_n && k >= mv_xs64_k && (m == 2 || m >= mv_xs64_m)) + (tile != \"xs128d\") * !((dtype == \"q4_k\" || dtype == \"q6_k\") && n > mv_r4_n && n <= mv_xs64_n && k >= mv_xs64_k && (m == 2 || m >= mv_xs64_m)))",
+				Why:  "NVIDIA Vulkan (H100 06e-06h): xs128d; xs64d for Q4_K/Q6_K on 2k-4k-row layers at 2 tokens and from 5 (mv_*)",
+			}, {
+				Expr: "(layout == \"xshare\") * (rows != 8 - 4 * (n <= mv_r4_n || m == 2 && n <= 4096 || m == 1 && n < 100000 && k <= 8192))",
+				Why:  "NVIDIA Vulkan (H100 06e-06h): xshare on 8 rows; 4 up to mv_r4_n rows, at 2 tokens up to 4096 rows, at 1 token below 100k rows with K <= 8192",
 			}, {
 				Expr: "dot == \"int\"",
 				Why:  "NVIDIA Vulkan: OpSDot (the driver's dp4a) over plain int math (won every measured case)",
@@ -18497,17 +18533,17 @@ var Archs = []table.Arch{
 				Expr: "layout == \"splitk\"",
 				Why:  "NVIDIA Vulkan: split-K never won",
 			}, {
-				Expr: "(layout == \"subgroup\") != (k <= 2048)",
-				Why:  "NVIDIA Vulkan: a subgroup per row when K <= 2048, a workgroup per row group above",
+				Expr: "(layout == \"subgroup\") != (k <= 2048 && !(dtype == \"q8_0\" && n < 1024))",
+				Why:  "NVIDIA Vulkan: a subgroup per row when K <= 2048 (not Q8_0 below 1024 rows), a workgroup per row group above",
 			}, {
-				Expr: "(layout != \"subgroup\") * ((layout == \"pipe\") != (dtype == \"q4_k\" || dtype == \"q6_k\" && m >= 6))",
-				Why:  "NVIDIA Vulkan: above K = 2048, the pipe tiles (two units a step) for Q4_K and for Q6_K from 6 tokens, the workgroup tiles otherwise (runs 2026-12-02vk3 and 2026-12-05b, 4096 x 14336 only)",
+				Expr: "(layout != \"subgroup\") * ((layout == \"pipe\") != (dtype == \"q4_k\"))",
+				Why:  "NVIDIA Vulkan: above K = 2048, the pipe tiles (two units a step) for Q4_K, the workgroup tiles for Q6_K/Q8_0 (runs 06g/06h, off xshare)",
 			}, {
-				Expr: "((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (n <= 1024 && m == 1) - 2 * (dtype != \"q4_k\" && m >= 3 && (dtype == \"q8_0\" || m <= 5)))) * ((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (n <= 1024 && m == 1) - 2 * (dtype != \"q4_k\" && m >= 3 && (dtype == \"q8_0\" || m <= 5))))",
-				Why:  "NVIDIA Vulkan: a subgroup per row: 4 rows (2 on 100k+-row LM heads, 1 at 8 tokens on 1024 rows); a workgroup: 2 rows (1 on 1024 rows at 1 token; 4 for Q6_K/Q8_0 from 3 tokens, Q6_K up to 5)",
+				Expr: "((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (dtype != \"q8_0\" && n <= 1024 && m == 1 || dtype == \"q8_0\" && n < 1024) - 2 * (dtype == \"q6_k\" && m >= 5 || dtype == \"q8_0\" && m >= 5 && n > 2048 && n <= 5120))) * ((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (dtype != \"q8_0\" && n <= 1024 && m == 1 || dtype == \"q8_0\" && n < 1024) - 2 * (dtype == \"q6_k\" && m >= 5 || dtype == \"q8_0\" && m >= 5 && n > 2048 && n <= 5120)))",
+				Why:  "NVIDIA Vulkan: a subgroup per row: 4 rows (2 on 100k+-row heads, 1 at 8 tokens on 1024 rows); a workgroup: 2 (1 on small layers; 4 from 5 tokens for Q6_K, Q8_0 on 2k-5k rows)",
 			}, {
-				Expr: "(layout != \"subgroup\") * (wg != 128 - 64 * (n > 1024 && (k <= 4096 || m == 8 || dtype != \"q4_k\" && m >= 3 || layout == \"pipe\")))",
-				Why:  "NVIDIA Vulkan: 128 lanes; 64 when K <= 4096, at 8 tokens, for Q6_K/Q8_0 from 3 tokens or for the pipe tiles (over 1024 rows)",
+				Expr: "(layout != \"subgroup\") * (wg != 128 - 64 * (n > 1024 && (k <= 4096 && dtype != \"q8_0\" || m == 8 || dtype == \"q6_k\" && m >= 3 || dtype == \"q8_0\" && m >= 5 && n > 2048 || layout == \"pipe\" && !(m == 1 && k >= mv_wp128_k))) + 128 * (dtype == \"q8_0\" && (n <= 1024 && k >= 5120 || m == 1 && k >= mv_wp128_k)))",
+				Why:  "NVIDIA Vulkan: 128 lanes; 64 over 1024 rows: K <= 4096 (not Q8_0), 8 tokens, Q6_K from 3, Q8_0 from 5, pipe (not 1 token, K >= mv_wp128_k); Q8_0 256 on long K",
 			}},
 		}, {
 			Family: "quant_q8_1",
