@@ -4,7 +4,9 @@
 # time 3-4x slow on dense-27b's down (Q8_0, 2 tokens), run 06j, when they
 # time on trend alone (06i). The same case five ways: only the xshare
 # tiles, only the OpSDot tiles, every candidate (2 rounds, then 1), the
-# xshare tiles again; each file's xshare and fastest times printed.
+# xshare tiles again, then every candidate on the same shape twice in one
+# process (twice.yaml: does the second case, on freshly allocated copies,
+# time the same?); each file's xshare and fastest times printed.
 # Needs bin/gen and .gl/ carried. Results in $OUT (p3-*.json, .txt).
 set -u
 . bench/device-env.sh
@@ -23,6 +25,9 @@ run all X=1
 EXTRA="--rounds 1" run all-r1 X=1
 EXTRA=
 run xshare2 KGEN_FORCE=mmvq:layout=xshare
+env timeout -k 5 60 bin/gen bench --backend vulkan --family mmvq --dtypes q8_0 --shapes bench/k17408/twice.yaml \
+  --reps 10 --out "$out/p3-twice.json" > "$out/p3-twice.txt" 2>&1
+echo "twice exit $?"
 for f in "$out"/p3-*.json; do
   python3 - "$f" << 'PY'
 import json, os, sys
