@@ -5,8 +5,9 @@
 # time on trend alone (06i). The same case five ways: only the xshare
 # tiles, only the OpSDot tiles, every candidate (2 rounds, then 1), the
 # xshare tiles again, then every candidate on the same shape twice in one
-# process (twice.yaml: does the second case, on freshly allocated copies,
-# time the same?); each file's xshare and fastest times printed.
+# process (twice.yaml: the second case reuses the first's weight copies, so
+# fresh and reused copies compare); each file's xshare and fastest times
+# printed.
 # Needs bin/gen and .gl/ carried. Results in $OUT (p3-*.json, .txt).
 set -u
 . bench/device-env.sh
