@@ -18521,7 +18521,7 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"xshare\") != (dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) && !(n <= mv_wp_n && k >= mv_wp_k) || m == 1 && (n >= 100000 || k <= 2048 && n * k >= mv_m1_nk)) || dtype == \"q6_k\" && k <= mv_xs_k || dtype == \"q8_0\" && m >= 2 && k <= mv_xs_k && n >= 512 && (n > mv_q8_n || k <= 2048) && !(n >= mv_q8_head_n && m >= 5) && !(m == 8 && n >= 5120))",
 				Why:  "NVIDIA Vulkan (H100 06e-06h, 10 models): xshare for Q4_K from 2 tokens (not few rows of long K), at 1 on big layers; Q6_K up to K 16384; Q8_0 from 2 tokens on mid layers",
 			}, {
-				Expr: "(layout == \"xshare\") * ((tile != \"xs64d\") * ((dtype == \"q4_k\" || dtype == \"q6_k\") && n > mv_r4_n && n <= mv_xs64_n && k >= mv_xs64_k && (m == 2 || m >= mv_xs64_m)) + (tile != \"xs128d\") * !((dtype == \"q4_k\" || dtype == \"q6_k\") && n > mv_r4_n && n <= mv_xs64_n && k >= mv_xs64_k && (m == 2 || m >= mv_xs64_m)))",
+				Expr: "(layout == \"xshare\") * ((tile == \"xs64d\") != ((dtype == \"q4_k\" || dtype == \"q6_k\") && n > mv_r4_n && n <= mv_xs64_n && k >= mv_xs64_k && (m == 2 || m >= mv_xs64_m)))",
 				Why:  "NVIDIA Vulkan (H100 06e-06h): xs128d; xs64d for Q4_K/Q6_K on 2k-4k-row layers at 2 tokens and from 5 (mv_*)",
 			}, {
 				Expr: "(layout == \"xshare\") * (rows != 8 - 4 * (n <= mv_r4_n || m == 2 && n <= 4096 || m == 1 && n < 100000 && k <= 8192))",

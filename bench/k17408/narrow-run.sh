@@ -2,7 +2,7 @@
 # Next step of the K 17408 probe (not run yet: this session's device time
 # ran out): which part of gen bench's candidate loop makes the xshare tiles
 # time 3-4x slow on dense-27b's down (Q8_0, 2 tokens), run 06j, when they
-# time on trend alone (06i). The same case five ways: only the xshare
+# time on trend alone (06i). The same case six ways: only the xshare
 # tiles, only the OpSDot tiles, every candidate (2 rounds, then 1), the
 # xshare tiles again, then every candidate on the same shape twice in one
 # process (twice.yaml: the second case reuses the first's weight copies, so
