@@ -18,6 +18,15 @@ type Timer interface {
 	Time(v *table.Variant, op Op) (float64, error)
 }
 
+// Preparer is a Timer that builds what timing needs ahead of the timing:
+// TuneRounds hands it an op's whole candidate list before the first is
+// timed, so no candidate is timed straight after its build (with a cold
+// shader cache, NVIDIA's Vulkan driver ran pipelines timed as each was
+// built 2-4x slow: run h100-2026-12-06k).
+type Preparer interface {
+	Prepare(vs []*table.Variant, op Op) error
+}
+
 // TuneEntry is one tuned op: the winner and what it beat.
 type TuneEntry struct {
 	Device     string  `json:"device"`
@@ -223,7 +232,8 @@ func Tune(t Timer, dev Device, ops []Op, cache *TuneCache) ([]TuneResult, error)
 // timed rounds times (at least once), every other round in reverse order,
 // and each variant keeps its fastest round's median: a
 // slow phase of the device (clocks, a fresh allocation) then costs no
-// candidate its place for having been timed during it.
+// candidate its place for having been timed during it. A Preparer timer
+// gets the list first.
 func TuneRounds(t Timer, dev Device, ops []Op, cache *TuneCache, rounds int) ([]TuneResult, error) {
 	rounds = max(rounds, 1)
 	var out []TuneResult
@@ -241,6 +251,11 @@ func TuneRounds(t Timer, dev Device, ops []Op, cache *TuneCache, rounds int) ([]
 				continue
 			}
 			list = append(list, v)
+		}
+		if p, ok := t.(Preparer); ok {
+			if err := p.Prepare(list, op); err != nil {
+				return out, fmt.Errorf("%s: %w", op, err)
+			}
 		}
 		times := map[string]float64{}
 		for r := 0; r < rounds; r++ {

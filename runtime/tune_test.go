@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -197,5 +198,55 @@ func TestTuneForced(t *testing.T) {
 	}
 	if len(cache.Entries) != 0 {
 		t.Fatalf("a forced sweep was cached: %v", cache.SortedKeys())
+	}
+}
+
+// preparing records what a Preparer timer is handed and when.
+type preparing struct {
+	fakeTimer
+	events []string // "prepare N" (the list's length) or the timed name
+	listed map[string]bool
+}
+
+func (p *preparing) Prepare(vs []*table.Variant, op Op) error {
+	p.events = append(p.events, fmt.Sprintf("prepare %d", len(vs)))
+	p.listed = map[string]bool{}
+	for _, v := range vs {
+		p.listed[v.Name] = true
+	}
+	return nil
+}
+
+func (p *preparing) Time(v *table.Variant, op Op) (float64, error) {
+	p.events = append(p.events, v.Name)
+	return p.fakeTimer.Time(v, op)
+}
+
+// TestTunePrepares: a Preparer timer gets an op's whole candidate list
+// before the first candidate is timed (the Vulkan timer builds every
+// pipeline then: NVIDIA's driver ran pipelines timed as each was built
+// 2-4x slow), and the list is exactly what is timed.
+func TestTunePrepares(t *testing.T) {
+	dev, err := ArchDevice("gfx1100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := Op{Family: "gemv", Dtype: "bf16", M: 2, N: 4096, K: 4096}
+	p := &preparing{}
+	res, err := TuneRounds(p, dev, []Op{op}, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res[0].Timed
+	if want := fmt.Sprintf("prepare %d", n); len(p.events) != 2*n+1 || p.events[0] != want {
+		t.Fatalf("events %v: want %q, then %d timings", p.events, want, 2*n)
+	}
+	for _, name := range p.events[1:] {
+		if !p.listed[name] {
+			t.Errorf("%s timed but not prepared", name)
+		}
+	}
+	if len(p.listed) != len(res[0].Times) {
+		t.Errorf("%d prepared, %d timed", len(p.listed), len(res[0].Times))
 	}
 }

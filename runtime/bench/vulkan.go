@@ -158,6 +158,24 @@ func (t *VulkanTimer) time(reps int, ds []vulkan.Dispatch) ([]float64, error) {
 	return ns, err
 }
 
+// Prepare implements runtime.Preparer: it builds the pipelines of vs for
+// op before any is timed. On NVIDIA's driver (580.159, H100) with a cold
+// shader cache, candidates timed as each was built ran 2-4x slow (a third
+// of dense-27b's down candidates); built all first, none did (run
+// h100-2026-12-06k).
+func (t *VulkanTimer) Prepare(vs []*table.Variant, op kruntime.Op) error {
+	for _, v := range vs {
+		l, err := kruntime.Plan(v, t.R.Device(), op)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.Name, err)
+		}
+		if _, err := t.R.Pipeline(l); err != nil {
+			return fmt.Errorf("%s: %w", v.Name, err)
+		}
+	}
+	return nil
+}
+
 // Time implements runtime.Timer: the median over Reps of a pass of one
 // dispatch per buffer copy, divided by the copies, in microseconds
 // (TimingGGML: of GGMLRuns dispatches on one copy, by host wall clock).

@@ -223,3 +223,46 @@ func TestVulkanTimerGGMLOnLavapipe(t *testing.T) {
 		t.Fatalf("X differs from the quantizer's reference at byte %d", ref.FirstByteMismatch(got, want))
 	}
 }
+
+// buildLog is contractPipes noting each call: "build" when the pipeline
+// is new, "hit" when it was built before.
+type buildLog struct {
+	*contractPipes
+	calls []string
+}
+
+func (b *buildLog) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
+	n := len(b.pipe)
+	p, err := b.contractPipes.Pipeline(l)
+	if len(b.pipe) > n {
+		b.calls = append(b.calls, "build")
+	} else {
+		b.calls = append(b.calls, "hit")
+	}
+	return p, err
+}
+
+// TestVulkanTimerBuildsFirst: tuned through runtime.TuneRounds, the Vulkan
+// timer builds every candidate's pipeline before it times any (with a
+// cold shader cache, NVIDIA's driver ran pipelines timed as each was built
+// 2-4x slow: run h100-2026-12-06k).
+func TestVulkanTimerBuildsFirst(t *testing.T) {
+	d, pipes := openLavapipe(t)
+	log := &buildLog{contractPipes: pipes}
+	tm := &VulkanTimer{Dev: d, R: log, Reps: 1, Rng: rand.New(rand.NewPCG(3, 4)), RotateBytes: 64 << 10}
+	defer tm.Close()
+	op := kruntime.Op{Family: "gemv", Dtype: "f32", M: 2, N: 37, K: 256}
+	res, err := kruntime.TuneRounds(tm, pipes.Device(), []kruntime.Op{op}, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res[0].Timed
+	if n < 2 || len(log.calls) != 2*n {
+		t.Fatalf("%d candidates, pipeline calls %v: want %d builds, then a hit per timing", n, log.calls, n)
+	}
+	for i, c := range log.calls {
+		if want := map[bool]string{true: "build", false: "hit"}[i < n]; c != want {
+			t.Fatalf("pipeline call %d is a %s, want %s: %v", i, c, want, log.calls)
+		}
+	}
+}
