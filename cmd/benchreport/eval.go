@@ -53,11 +53,12 @@ func byBackend(f *evalFile, dtype string) string { return f.Backend + " (" + f.A
 func tallyEval(paths []string, family string, skip map[string]bool, group func(f *evalFile, dtype string) string) ([]string, map[string]*evalTally, error) {
 	tallies := map[string]*evalTally{}
 	var keys []string
-	for _, path := range paths {
-		f, dev, err := loadEval(path)
-		if err != nil {
-			return nil, nil, err
-		}
+	files, devs, err := loadEvalFiles(paths, family)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range files {
+		f, dev := files[i], devs[i]
 		for _, r := range f.Results {
 			if skip[r.Model] {
 				continue
@@ -146,6 +147,47 @@ func evaluateSkip(w io.Writer, paths []string, family string, skip map[string]bo
 		}
 	}
 	return nil
+}
+
+// loadEvalFiles reads gen bench JSON files (loadEval) and drops every case
+// that a later file times again (same backend, arch, model, layer, family,
+// weight format and shape): a re-timed case supersedes the earlier timing
+// (run 06m re-timed the suite cases first timed on freshly built Vulkan
+// pipelines). How many were dropped goes to stderr.
+func loadEvalFiles(paths []string, family string) ([]evalFile, []kruntime.Device, error) {
+	files := make([]evalFile, len(paths))
+	devs := make([]kruntime.Device, len(paths))
+	for i, path := range paths {
+		var err error
+		if files[i], devs[i], err = loadEval(path); err != nil {
+			return nil, nil, err
+		}
+	}
+	seen := map[string]bool{}
+	dropped := 0
+	for i := len(files) - 1; i >= 0; i-- { // the last timing of a case wins
+		f := &files[i]
+		keep := make([]bool, len(f.Results))
+		for j := len(f.Results) - 1; j >= 0; j-- {
+			r := f.Results[j]
+			key := fmt.Sprintf("%s %s %s/%s %s %s %d %d %d", f.Backend, f.Arch, r.Model, r.Layer, cmp.Or(r.Family, family), r.Dtype, r.M, r.N, r.K)
+			keep[j] = !seen[key]
+			seen[key] = true
+		}
+		kept := f.Results[:0]
+		for j, r := range f.Results {
+			if keep[j] {
+				kept = append(kept, r)
+			} else {
+				dropped++
+			}
+		}
+		f.Results = kept
+	}
+	if dropped > 0 {
+		fmt.Fprintf(os.Stderr, "benchreport: %d cases superseded by a later file's timing of the same case\n", dropped)
+	}
+	return files, devs, nil
 }
 
 // loadEval reads a gen bench JSON file and the device of its arch.

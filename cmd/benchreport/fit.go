@@ -65,11 +65,12 @@ type fitSet struct {
 func loadFitSets(paths []string, family string) ([]*fitSet, error) {
 	sets := map[string]*fitSet{}
 	var order []string
-	for _, path := range paths {
-		f, dev, err := loadEval(path)
-		if err != nil {
-			return nil, err
-		}
+	files, devs, err := loadEvalFiles(paths, family)
+	if err != nil {
+		return nil, err
+	}
+	for i := range files {
+		f, dev := files[i], devs[i]
 		key := f.Backend + " (" + f.Arch + ")"
 		s := sets[key]
 		for _, r := range f.Results {

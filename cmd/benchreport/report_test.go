@@ -60,6 +60,24 @@ func TestEvaluate(t *testing.T) {
 		"cuda (sm90): current heuristic within 10% of tuned in 1 of 1 cases (100%); worst x1.050; 2 unknown, 1 without times\n",
 		"  unknown m/slower nope bf16 m=1 n=4096 k=4096: unknown family \"nope\"\n",
 	)
+	// A later file's timing of a case supersedes the earlier one: the
+	// re-timed "slower" case is within now, the others stay as they were.
+	later := map[string]any{"backend": "cuda", "arch": "sm90", "results": []res{
+		{"", "m", "slower", "bf16", 4096, 4096, 1, 10, map[string]float64{pick: 10, "other": 10.2}},
+	}}
+	b, _ = json.Marshal(later)
+	path2 := filepath.Join(t.TempDir(), "rerun-cuda.json")
+	os.WriteFile(path2, b, 0o644)
+	out.Reset()
+	if err := evaluate(&out, []string{path, path2}, "gemv"); err != nil {
+		t.Fatal(err)
+	}
+	wantIn(t, out.String(), "cuda (sm90): current heuristic within 10% of tuned in 2 of 2 cases (100%); worst x1.050; 1 unknown, 1 without times\n")
+	out.Reset()
+	if err := evaluate(&out, []string{path2, path}, "gemv"); err != nil { // the other order: the first file's is superseded
+		t.Fatal(err)
+	}
+	wantIn(t, out.String(), "cuda (sm90): current heuristic within 10% of tuned in 1 of 2 cases (50%); worst x1.200;")
 }
 
 // TestQuantSection checks the quantizer tables, targets and charts.
