@@ -610,7 +610,10 @@ template <int TOK, int WG>
 KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   constexpr int NW = WG / 32, NS = NW <= 4 ? 3 : 2;
   static_assert(WG % 32 == 0 && NW >= 4, "mms tiles: whole warps, at least 4 (the 128 outputs are summed by as many lanes)");
-  KG_SHARED uint32_t xs[NW][NS][TOK][72];
+  // 16-byte aligned: cp.async's destination (a uint32_t array may sit at
+  // any word: branch exp/mmk's added shared word made it misaligned on
+  // H100, run h100-2026-12-06m)
+  KG_SHARED __attribute__((aligned(16))) uint32_t xs[NW][NS][TOK][72];
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, q = lane % 4;
   const int row0 = kg_bid_x() * 16;

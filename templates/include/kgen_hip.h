@@ -321,7 +321,10 @@ template <int TAG> KG_DEVICE void kg_cp_commit() { asm volatile("cp.async.commit
 template <int N> KG_DEVICE void kg_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
 #elif defined(KGEN_CPU_SIM)
 template <int TAG> KG_DEVICE void kg_syncwarp() { kg_sim_syncwarp(); }
-template <int TAG> KG_DEVICE void kg_cp_async16(uint32_t* lds, const uint8_t* g) { memcpy(lds, g, 16); }
+template <int TAG> KG_DEVICE void kg_cp_async16(uint32_t* lds, const uint8_t* g) {
+  if ((reinterpret_cast<uintptr_t>(lds) | reinterpret_cast<uintptr_t>(g)) % 16 != 0) __builtin_trap();  // cp.async needs both 16-byte aligned
+  memcpy(lds, g, 16);
+}
 template <int TAG> KG_DEVICE void kg_cp_commit() {}
 template <int N> KG_DEVICE void kg_cp_wait() {}
 #else
