@@ -18464,7 +18464,7 @@ var Archs = []table.Arch{
 			Value: int64(2048),
 		}, {
 			Name:  "mv_wp128_k",
-			Value: int64(8192),
+			Value: int64(10240),
 		}, {
 			Name:  "mv_wp_k",
 			Value: int64(5120),
@@ -18482,7 +18482,7 @@ var Archs = []table.Arch{
 			Value: int64(4096),
 		}, {
 			Name:  "mv_xs_k",
-			Value: int64(16384),
+			Value: int64(25600),
 		}, {
 			Name:  "red_ps",
 			Value: int64(42),
@@ -18519,7 +18519,7 @@ var Archs = []table.Arch{
 				Why:  "fewest idle token slots",
 			}, {
 				Expr: "(layout == \"xshare\") != (dtype == \"q4_k\" && (m >= 2 && !(m == 8 && k <= 1024 && n >= 100000) && !(n <= mv_wp_n && k >= mv_wp_k) || m == 1 && (n >= 100000 || k <= 2048 && n * k >= mv_m1_nk)) || dtype == \"q6_k\" && k <= mv_xs_k || dtype == \"q8_0\" && m >= 2 && k <= mv_xs_k && n >= 512 && (n > mv_q8_n || k <= 2048) && !(n >= mv_q8_head_n && m >= 5) && !(m == 8 && n >= 5120))",
-				Why:  "NVIDIA Vulkan (H100 06e-06h, 10 models): xshare for Q4_K from 2 tokens (not few rows of long K), at 1 on big layers; Q6_K up to K 16384; Q8_0 from 2 tokens on mid layers",
+				Why:  "NVIDIA Vulkan (H100 06e-06h, 10 models): xshare for Q4_K from 2 tokens (not few rows of long K), at 1 on big layers; Q6_K up to K mv_xs_k; Q8_0 from 2 tokens on mid layers",
 			}, {
 				Expr: "(layout == \"xshare\") * ((tile == \"xs64d\") != ((dtype == \"q4_k\" || dtype == \"q6_k\") && n > mv_r4_n && n <= mv_xs64_n && k >= mv_xs64_k && (m == 2 || m >= mv_xs64_m)))",
 				Why:  "NVIDIA Vulkan (H100 06e-06h): xs128d; xs64d for Q4_K/Q6_K on 2k-4k-row layers at 2 tokens and from 5 (mv_*)",
