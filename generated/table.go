@@ -18167,6 +18167,9 @@ var Archs = []table.Arch{
 			Name:  "mq_q8_sg_m4",
 			Value: int64(4),
 		}, {
+			Name:  "mq_q8_wg64_k",
+			Value: int64(2048),
+		}, {
 			Name:  "mq_q8_wg_k",
 			Value: int64(4096),
 		}, {
@@ -18178,6 +18181,9 @@ var Archs = []table.Arch{
 		}, {
 			Name:  "mq_sg_k",
 			Value: int64(2048),
+		}, {
+			Name:  "mq_sg_r1_n",
+			Value: int64(1024),
 		}, {
 			Name:  "mq_sp8_khi",
 			Value: int64(5120),
@@ -18297,8 +18303,8 @@ var Archs = []table.Arch{
 				Expr: "tokens - m",
 				Why:  "fewest idle token slots",
 			}, {
-				Expr: "(layout == \"mma\") != (m >= mq_mma_m || m >= mq_mma_m3 && (dtype == \"q6_k\" || n > mq_mma_n3) || m == 2 && k <= mq_mma_head_k && n >= mq_mma_head_n)",
-				Why:  "integer tensor cores from 5 tokens, at 3-4 above 2048 rows (H200, Q4_K; 4096-row K >= 4096: mms192, H100 05o/05q) and always (H100 05l, Q6_K), at 2 on 100k-row LM heads of K <= 1024",
+				Expr: "(layout == \"mma\") != (m >= mq_mma_m || m >= mq_mma_m3 && n >= 16 && (dtype == \"q6_k\" || n > mq_mma_n3) || m == 2 && (k <= mq_mma_head_k && n >= mq_mma_head_n || dtype == \"q6_k\" && n >= 100000))",
+				Why:  "tensor cores from 5 tokens, at 3-4 above 2048 rows (Q4_K) or on 16+ rows (Q6_K; a 16-row tile on 8 is half idle), at 2 on 100k-row LM heads (Q6_K; Q4_K: K <= 1024)",
 			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi || n <= mq_mms256_n && m >= mq_mms256_m)) + ((tile == \"mms256\") != (n <= mq_mms256_n && m >= mq_mms256_m)) + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120 at 3-8 tokens",
@@ -18312,8 +18318,8 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") * (((tile == \"mma512\") != (dtype == \"q4_k\" && (n <= mq_512_n || n <= mq_512_down_n && k >= mq_512_down_k && m <= mq_512_down_m) || dtype == \"q6_k\" && n <= mq_512_q6_n && k > mq_512_q6_k)) + ((tile == \"mmd128\") != (n > mq_d128_lo && n <= mq_d128_hi && k >= mq_d128_k)))",
 				Why:  "tensor cores: Q4_K (H200) 512 lanes to 2048 rows (5120-row downs of 16k+ K to 4 tokens), mmd128 on 4096-row layers of K >= 4096, else 128; Q6_K (H100 05l) 512 to 4096 rows above K 1024",
 			}, {
-				Expr: "(layout == \"stream\") * ((tile == \"sw32\") != (m <= mq_sw_m && k >= mq_sw_k && n >= mq_sw_n))",
-				Why:  "H200 streaming: a lane per 32-byte chunk (sw32) from 4096 rows and K 4096 at 1-2 tokens",
+				Expr: "(layout == \"stream\") * ((tile == \"sw32\") != (m <= mq_sw_m && (k >= mq_sw_k && n >= mq_sw_n || n >= 100000)))",
+				Why:  "H200 streaming: a lane per 32-byte chunk (sw32) from 4096 rows and K 4096 at 1-2 tokens, and on 100k-row LM heads (H100 05q)",
 			}, {
 				Expr: "(layout == \"stream\") * (wg != 32 + 32 * (k > mq_st_k1) + 64 * (k > mq_st_k2 && n < mq_st_n))",
 				Why:  "H200 streaming (stN): 32 lanes at K <= 1024, 64 at K <= 2048 or from 4096 rows, else 128",
@@ -18324,11 +18330,11 @@ var Archs = []table.Arch{
 				Expr: "(layout != \"mma\") * ((layout == \"subgroup\") != (dtype == \"q8_0\" && (k <= mq_q8_sg_k && m <= mq_q8_sg_m || k <= mq_q8_sg_k4 && m <= mq_q8_sg_m4 && n < 100000) || dtype != \"q8_0\" && k <= mq_sg_k && !(n >= 100000 && m == 8)))",
 				Why:  "CUDA cores (H100 05k, 05o): a warp per row when K <= 2048 (not on LM heads at 8 tokens); Q8_0 only to 2 tokens, or to 4 at K <= 1024 below 100k rows; else a workgroup per row group",
 			}, {
-				Expr: "(layout != \"mma\") * (rows != (layout == \"subgroup\") * (4 - 2 * (n >= 100000 && m <= 2)) + (layout != \"subgroup\") * (2 + 2 * (m >= 3) - (dtype == \"q8_0\" && m == 1)))",
-				Why:  "CUDA cores (H100 05k, 05o): a warp per row: 4 rows (2 on LM heads at 1-2 tokens); a workgroup: 2 rows, 4 from 3 tokens, 1 for Q8_0 at one token",
+				Expr: "(layout != \"mma\") * (rows != (layout == \"subgroup\") * (4 - 2 * (n >= 100000 && m <= 2) - 3 * (m == 1 && n <= mq_sg_r1_n)) + (layout != \"subgroup\") * (2 + 2 * (m >= 3) - (dtype == \"q8_0\" && m == 1) - (dtype == \"q6_k\" && n < compute_units) * (1 + 2 * (m >= 3))))",
+				Why:  "CUDA cores (H100): a warp per row: 4 rows (2 on LM heads at 1-2 tokens, 1 at one token to mq_sg_r1_n); a workgroup: 2, 4 from 3 tokens, 1 for Q8_0 at 1 and Q6_K on < 1 row a CU",
 			}, {
-				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q8_0\") * (128 + 128 * (k > mq_q8_wg_k && (m <= mq_q8_wg_m || n <= mq_q8_wg_n)) - 64 * (n >= 100000 && m >= 3)) + (dtype != \"q8_0\") * (128 - 64 * (k <= mq_wg_k)))",
-				Why:  "CUDA cores (H100 05k, 05o): 128 lanes, 64 when K <= 4096; Q8_0: 256 above K 4096 at 1-2 tokens and on 1024-row layers, 64 on LM heads from 3 tokens",
+				Expr: "(layout == \"workgroup\") * (wg != (dtype == \"q6_k\" && n < compute_units) * 256 + !(dtype == \"q6_k\" && n < compute_units) * ((dtype == \"q8_0\") * (128 + 128 * (k > mq_q8_wg_k && (m <= mq_q8_wg_m || n <= mq_q8_wg_n)) - 64 * (n >= 100000 && m >= 3 || k <= mq_q8_wg64_k && m >= 3 && m <= 4)) + (dtype != \"q8_0\") * (128 - 64 * (k <= mq_wg_k))))",
+				Why:  "CUDA cores (H100): 128 lanes, 64 when K <= 4096, 256 for Q6_K on fewer rows than CUs; Q8_0: 256 above K 4096 at 1-2 tokens and 1024-row layers, 64 on heads from 3 and K <= 2048 at 3-4",
 			}},
 		}, {
 			Family: "quant_q8_1",

@@ -322,20 +322,22 @@ func TestMMVQSelection(t *testing.T) {
 		}
 	}
 	hit := res{"mmvq", "fitted", "ffn", "q4_k", 4096, 4096, 1, 10, map[string]float64{pickOf(4096, 4096, 1): 10, "other": 11}}
-	miss := res{"mmvq", "new", "ffn", "q4_k", 4096, 4096, 1, 10, map[string]float64{pickOf(4096, 4096, 1): 15, "other": 10}}
+	miss := func(layer string) res {
+		return res{"mmvq", "new", layer, "q4_k", 4096, 4096, 1, 10, map[string]float64{pickOf(4096, 4096, 1): 15, "other": 10}}
+	}
 	write("run-mmvq-cuda.json", []res{hit})
-	write("oos-mmvq-loo-cuda-q4_k.json", []res{hit, miss, miss})
-	write("oos2-mmvq-loo-cuda-q4_k.json", []res{miss})
+	write("oos-mmvq-loo-cuda-q4_k.json", []res{hit, miss("up"), miss("gate")})
+	write("oos2-mmvq-loo-cuda-q4_k.json", []res{miss("down")})
 	var md strings.Builder
 	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{"none,oos,oos2", []string{"fitted"}}); err != nil {
 		t.Fatal(err)
 	}
 	wantIn(t, md.String(),
 		"- In-sample, run run (models the keys were fitted on): Q4_K 1 of 1 (100%), worst 1.00x.",
-		"- **Out of sample**, run oos and oos2 on the models the keys were not fitted on (without fitted): Q4_K 0 of 3 (0%), worst 1.50x.",
+		"- **Held-out models**, run oos and oos2 on the models the keys' thresholds were not fitted on (without fitted): Q4_K 0 of 3 (0%), worst 1.50x.",
 	)
 	md.Reset() // no selection lines without the flag
-	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{}); err != nil || strings.Contains(md.String(), "Out of sample") {
+	if err := mmvqSection(&md, dir, []suiteRun{{"run", nil, 4000, nil}}, "run", mmvqSel{}); err != nil || strings.Contains(md.String(), "Held-out models") {
 		t.Errorf("selection lines without -mmvq-oos-run (err %v):\n%s", err, md.String())
 	}
 }
