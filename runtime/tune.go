@@ -22,7 +22,7 @@ type Timer interface {
 // TuneRounds hands it an op's whole candidate list before the first is
 // timed, so no candidate is timed straight after its build (with a cold
 // shader cache, NVIDIA's Vulkan driver ran pipelines timed as each was
-// built 2-4x slow: run h100-2026-12-06k).
+// built 2-5x slow: run h100-2026-12-06k).
 type Preparer interface {
 	Prepare(vs []*table.Variant, op Op) error
 }

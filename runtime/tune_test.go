@@ -225,7 +225,7 @@ func (p *preparing) Time(v *table.Variant, op Op) (float64, error) {
 // TestTunePrepares: a Preparer timer gets an op's whole candidate list
 // before the first candidate is timed (the Vulkan timer builds every
 // pipeline then: NVIDIA's driver ran pipelines timed as each was built
-// 2-4x slow), and the list is exactly what is timed.
+// 2-5x slow), and the list is exactly what is timed.
 func TestTunePrepares(t *testing.T) {
 	dev, err := ArchDevice("gfx1100")
 	if err != nil {

@@ -11,9 +11,4 @@ run mix64 q6_k,q8_0 --rotate-mib 64
 run mix2g q6_k,q8_0 --rotate-mib 2048
 run rev q8_0,q6_k
 run mix4r q6_k,q8_0 --rounds 4
-for f in $OUT/p4-*.json; do python3 -c "
-import json,sys; d=json.load(open('$f'))
-for r in d['results']:
-  t=r['times']; m=min(t.values()); slow=sorted(k.split('_',3)[3] for k,v in t.items() if v>2.2*m)
-  print('$(basename $f)', r['Dtype'], r['M'], r['rotated_bytes']>>20, 'fastest %.1f'%m, 'xs128d r8 %.1f'%t.get('mmvq_%s_r8_t%d_xs128d'%(r['Dtype'].lower(),r['M']),0), 'slow>2.2x:', len(slow), ' '.join(slow[:12]))
-"; done
+python3 bench/k17408/slow.py $OUT/p4-*.json

@@ -13,9 +13,4 @@ run cold q6_k,q8_0 X=1
 run warm2 q6_k,q8_0 X=1
 run nocache q6_k,q8_0 __GL_SHADER_DISK_CACHE=0
 run nocache2 q6_k,q8_0 __GL_SHADER_DISK_CACHE=0
-for f in $OUT/p5-*.json; do python3 -c "
-import json,sys; d=json.load(open('$f'))
-for r in d['results']:
-  t=r['times']; m=min(t.values()); slow=sorted(k.split('_',3)[3] for k,v in t.items() if v>2.2*m)
-  print('$(basename $f)', r['Dtype'], r['M'], 'fastest %.1f'%m, 'xs128d r8 %.1f'%t.get('mmvq_%s_r8_t%d_xs128d'%(r['Dtype'].lower(),r['M']),0), 'slow>2.2x:', len(slow), ' '.join(slow[:8]))
-"; done
+python3 bench/k17408/slow.py $OUT/p5-*.json

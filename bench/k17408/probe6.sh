@@ -7,9 +7,4 @@ export KGEN_TUNE_CACHE=off
 run() { n=$1; d=$2; shift 2; env "$@" timeout -k 5 100 bin/gen bench --backend vulkan --family mmvq --dtypes $d --shapes bench/k17408/k3.yaml --reps 10 --out $OUT/p6-$n.json > $OUT/p6-$n.txt 2>&1; echo "$n exit $?"; }
 run nocache q8_0 __GL_SHADER_DISK_CACHE=0
 run warm q8_0 X=1
-for f in $OUT/p6-*.json; do python3 -c "
-import json,sys; d=json.load(open('$f'))
-for r in d['results']:
-  t=r['times']; m=min(t.values()); slow=sorted(k.split('_',3)[3] for k,v in t.items() if v>2.2*m)
-  print('$(basename $f)', r['Layer'], r['Dtype'], r['M'], 'fastest %.1f'%m, 'xs128d r8 %.1f'%t.get('mmvq_%s_r8_t%d_xs128d'%(r['Dtype'].lower(),r['M']),0), 'slow>2.2x:', len(slow), ' '.join(slow[:8]))
-"; done
+python3 bench/k17408/slow.py $OUT/p6-*.json

@@ -11,9 +11,4 @@ export KGEN_TUNE_CACHE=off __GL_SHADER_DISK_CACHE=0
 run() { n=$1; shift; timeout -k 5 150 bin/gen bench --backend vulkan --family mmvq --reps 10 "$@" --out $OUT/p7-$n.json > $OUT/p7-$n.txt 2>&1; echo "$n exit $? ${SECONDS}s"; }
 run s0 --dtypes q6_k,q8_0 --shapes bench/k17408/all.yaml
 run k3 --dtypes q8_0 --shapes bench/k17408/k3.yaml
-for f in $OUT/p7-*.json; do python3 -c "
-import json,sys; d=json.load(open('$f'))
-for r in d['results']:
-  t=r['times']; m=min(t.values()); slow=sorted(k.split('_',3)[3] for k,v in t.items() if v>2.2*m)
-  print('$(basename $f)', r['Layer'], r['Dtype'], r['M'], 'fastest %.1f'%m, 'xs128d r8 %.1f'%t.get('mmvq_%s_r8_t%d_xs128d'%(r['Dtype'].lower(),r['M']),0), 'slow>2.2x:', len(slow), ' '.join(slow[:8]))
-"; done
+python3 bench/k17408/slow.py $OUT/p7-*.json

@@ -73,7 +73,7 @@ On Vulkan, where the driver reports what it compiled a pipeline into
 size among others), the JSON keeps it per timed variant in pipeline_stats.
 Every candidate's pipeline is built before the first is timed: with a
 cold shader cache, NVIDIA's driver ran pipelines timed as each was built
-2-4x slow (run h100-2026-12-06k).
+2-5x slow (run h100-2026-12-06k).
 
 KGEN_FORCE (as gen explain reads it) narrows the candidates of its family
 for an A/B run: KGEN_FORCE=mmvq:tokens=8 times the tokens-8 tiles where the

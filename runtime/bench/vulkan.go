@@ -160,7 +160,7 @@ func (t *VulkanTimer) time(reps int, ds []vulkan.Dispatch) ([]float64, error) {
 
 // Prepare implements runtime.Preparer: it builds the pipelines of vs for
 // op before any is timed. On NVIDIA's driver (580.159, H100) with a cold
-// shader cache, candidates timed as each was built ran 2-4x slow (a third
+// shader cache, candidates timed as each was built ran 2-5x slow (a third
 // of dense-27b's down candidates); built all first, none did (run
 // h100-2026-12-06k).
 func (t *VulkanTimer) Prepare(vs []*table.Variant, op kruntime.Op) error {

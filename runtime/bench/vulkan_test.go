@@ -245,7 +245,7 @@ func (b *buildLog) Pipeline(l *kruntime.Launch) (*vulkan.Pipeline, error) {
 // TestVulkanTimerBuildsFirst: tuned through runtime.TuneRounds, the Vulkan
 // timer builds every candidate's pipeline before it times any (with a
 // cold shader cache, NVIDIA's driver ran pipelines timed as each was built
-// 2-4x slow: run h100-2026-12-06k).
+// 2-5x slow: run h100-2026-12-06k).
 func TestVulkanTimerBuildsFirst(t *testing.T) {
 	d, pipes := openLavapipe(t)
 	log := &buildLog{contractPipes: pipes}
