@@ -7,6 +7,7 @@
 // and tokens past T are clamped for loads and never stored.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;
 layout(constant_id = 3) const uint SPLITS = 1;
@@ -65,24 +66,24 @@ void main() {
   kbeg = min(K, gl_WorkGroupID.y * chunk);
   kend = min(K, kbeg + chunk);
   float acc[ROWS * TOKENS];
-  for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
   for (uint k = kbeg + tid * PACK; k < kend; k += WG * PACK) {
     float xs[TOKENS * PACK];
-    for (uint t = 0u; t < TOKENS; ++t) {
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
       uvec4 xv = loadX(min(t, T - 1u) * K + k);
-      for (uint j = 0u; j < PACK; ++j) xs[t * PACK + j] = elem_bf16(xv, j);
+      [[unroll]] for (uint j = 0u; j < PACK; ++j) xs[t * PACK + j] = elem_bf16(xv, j);
     }
-    for (uint r = 0u; r < ROWS; ++r) {
+    [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
       const uint n = min(row0 + r, N - 1u);
       uvec4 wv = loadW(n * K + k);
-      for (uint j = 0u; j < PACK; ++j) {
+      [[unroll]] for (uint j = 0u; j < PACK; ++j) {
         const float wj = elem_bf16(wv, j);
-        for (uint t = 0u; t < TOKENS; ++t) acc[r * TOKENS + t] += wj * xs[t * PACK + j];
+        [[unroll]] for (uint t = 0u; t < TOKENS; ++t) acc[r * TOKENS + t] += wj * xs[t * PACK + j];
       }
     }
   }
   // Reduce within each subgroup, then across subgroups in subgroup order.
-  for (uint i = 0u; i < ROWS * TOKENS; ++i) {
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) {
     float s = subgroupAdd(acc[i]);
     if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;
   }

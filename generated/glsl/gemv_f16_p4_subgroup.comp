@@ -7,6 +7,7 @@
 // and tokens past T are clamped for loads and never stored.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;
 layout(constant_id = 3) const uint SPLITS = 1;
@@ -65,16 +66,16 @@ void main() {
   for (uint r = gl_SubgroupID; r < ROWS; r += gl_NumSubgroups) {
     const uint n = min(gl_WorkGroupID.x * ROWS + r, N - 1u);
     float acc[TOKENS];
-    for (uint t = 0u; t < TOKENS; ++t) acc[t] = 0.0;
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) acc[t] = 0.0;
     for (uint k = me * PACK; k < K; k += lanes * PACK) {
       uvec4 wv = loadW(n * K + k);
-      for (uint t = 0u; t < TOKENS; ++t) {
+      [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
         uvec4 xv = loadX(min(t, T - 1u) * K + k);
-        for (uint j = 0u; j < PACK; ++j) acc[t] += elem_f16(wv, j) * elem_f16(xv, j);
+        [[unroll]] for (uint j = 0u; j < PACK; ++j) acc[t] += elem_f16(wv, j) * elem_f16(xv, j);
       }
     }
     const uint row = gl_WorkGroupID.x * ROWS + r;
-    for (uint t = 0u; t < TOKENS; ++t) {
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
       float s = subgroupAdd(acc[t]);
       if (me == 0u && t < T && row < N) y[t * N + row] = s;
     }
