@@ -18440,22 +18440,22 @@ var Archs = []table.Arch{
 		DriverName:   "",
 		Model: []table.Const{{
 			Name:  "acc_ns",
-			Value: int64(286),
+			Value: int64(203),
 		}, {
 			Name:  "acc_regs",
 			Value: int64(8),
 		}, {
 			Name:  "bytes_per_us",
-			Value: int64(22712054),
+			Value: int64(22712057),
 		}, {
 			Name:  "iter_ns",
-			Value: int64(1002),
+			Value: int64(1195),
 		}, {
 			Name:  "launch_ns",
-			Value: int64(3367),
+			Value: int64(3376),
 		}, {
 			Name:  "load_ps",
-			Value: int64(12),
+			Value: int64(16),
 		}, {
 			Name:  "mv_m1_nk",
 			Value: int64(3000000),
@@ -18491,16 +18491,16 @@ var Archs = []table.Arch{
 			Value: int64(25600),
 		}, {
 			Name:  "red_ps",
-			Value: int64(42),
+			Value: int64(25),
 		}, {
 			Name:  "spill_bytes_per_us",
-			Value: int64(1000000),
+			Value: int64(3364938),
 		}, {
 			Name:  "split_ps",
-			Value: int64(434),
+			Value: int64(437),
 		}, {
 			Name:  "wg_ns",
-			Value: int64(6),
+			Value: int64(0),
 		}},
 		Name: "nvidia",
 		Prefer: []table.FamilyRules{{
