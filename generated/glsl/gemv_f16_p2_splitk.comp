@@ -54,6 +54,10 @@ float e4m3(uint b) {
 
 float elem_f16(uvec4 v, uint j) { return unpackHalf2x16(v[j >> 1] >> ((j & 1u) * 16u)).x; }
 
+// Loops bounded by ROWS, TOKENS or PACK carry [[unroll]]: rows and tokens
+// are specialization constants, and without the hint NVIDIA's driver kept
+// acc[] and xs[] indexed in local memory (the 4-row 8-token tiles 10x slow;
+// run h100-2026-12-06t).
 shared float red[(WG / MIN_SUBGROUP) * ROWS * TOKENS];
 shared uint last;
 
