@@ -18548,7 +18548,7 @@ var Archs = []table.Arch{
 				Expr: "((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (dtype != \"q8_0\" && n <= 1024 && m == 1 || dtype == \"q8_0\" && n < 1024) - 2 * (dtype == \"q6_k\" && m >= 5 || dtype == \"q8_0\" && m >= 5 && n > 2048 && n <= 5120))) * ((layout == \"subgroup\") * (rows - 4 + 2 * (n >= 100000) + 3 * (n <= 1024 && m == 8)) + (layout != \"subgroup\") * (rows - 2 + (dtype != \"q8_0\" && n <= 1024 && m == 1 || dtype == \"q8_0\" && n < 1024) - 2 * (dtype == \"q6_k\" && m >= 5 || dtype == \"q8_0\" && m >= 5 && n > 2048 && n <= 5120)))",
 				Why:  "NVIDIA Vulkan: a subgroup per row: 4 rows (2 on 100k+-row heads, 1 at 8 tokens on 1024 rows); a workgroup: 2 (1 on small layers; 4 from 5 tokens for Q6_K, Q8_0 on 2k-5k rows)",
 			}, {
-				Expr: "(layout != \"subgroup\") * (wg != 128 - 64 * (n > 1024 && (k <= 4096 && dtype != \"q8_0\" || m == 8 && !(dtype == \"q8_0\" && n <= 2048) || dtype == \"q6_k\" && m >= 3 || dtype == \"q8_0\" && m >= 5 && n > 2048 || layout == \"pipe\" && !(m == 1 && k >= mv_wp128_k))) + 128 * (dtype == \"q8_0\" && (n <= 1024 && k >= 5120 || m == 1 && k >= mv_wp128_k)))",
+				Expr: "(layout != \"subgroup\") * (wg != 128 - 64 * (n > 1024 && (k <= 4096 && dtype != \"q8_0\" || m == 8 && dtype != \"q8_0\" || dtype == \"q6_k\" && m >= 3 || dtype == \"q8_0\" && m >= 5 && n > 2048 || layout == \"pipe\" && !(m == 1 && k >= mv_wp128_k))) + 128 * (dtype == \"q8_0\" && (n <= 1024 && k >= 5120 || m == 1 && k >= mv_wp128_k)))",
 				Why:  "NVIDIA Vulkan: 128 lanes; 64 over 1024 rows: K <= 4096 (not Q8_0), 8 tokens, Q6_K from 3, pipe (not 1 token, K >= mv_wp128_k); Q8_0 at 5-8 tokens over 2048 rows; Q8_0 256 on long K",
 			}},
 		}, {

@@ -54,9 +54,19 @@ func checkEveryCode(t *testing.T, r Runner, v *table.Variant) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := map[string]uint16{"fp8e4m3_bf16": 0x3F80, "fp8e4m3_f16": 0x3C00}[v.Param("dtype")]
+	var one uint16 // the activation 1.0
+	for _, d := range kruntime.Dtypes() {
+		if d.Name == v.Param("dtype") {
+			switch d.Act {
+			case "bf16":
+				one = ref.F32ToBF16(1)
+			case "f16":
+				one = ref.F32ToF16(1)
+			}
+		}
+	}
 	if one == 0 {
-		t.Fatalf("no activation 1.0 for dtype %s", v.Param("dtype"))
+		t.Fatalf("dtype %s: no 16-bit activation type", v.Param("dtype"))
 	}
 	inputs := map[string][]byte{}
 	for _, b := range l.Buffers {
