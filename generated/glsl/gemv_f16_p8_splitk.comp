@@ -42,16 +42,6 @@ uvec4 loadX(uint e) {
   return v;
 }
 
-float e4m3(uint b) {
-  uint s = (b & 0x80u) << 24, e = (b >> 3) & 0xFu, m = b & 7u;
-  if (e == 0u) {
-    float f = float(m) * 0.001953125;  // m * 2^-9
-    return s != 0u ? -f : f;
-  }
-  if (e == 15u && m == 7u) return uintBitsToFloat(0x7FC00000u);
-  return uintBitsToFloat(s | ((e + 120u) << 23) | (m << 20));
-}
-
 float elem_f16(uvec4 v, uint j) { return unpackHalf2x16(v[j >> 1] >> ((j & 1u) * 16u)).x; }
 
 // Loops bounded by ROWS, TOKENS or PACK carry [[unroll]]: rows and tokens

@@ -41,16 +41,18 @@ uvec4 loadX(uint e) {
   uvec2 v = x[e / PACK];
   return uvec4(v, 0u, 0u);
 }
-
+// OCP fp8 E4M3FN code b as its value times 2^-8, branch-free (as the HIP
+// header's kg_e4m3_to_f32): the sign to bit 15 and E.MMM to bits 13..7 of an
+// f16 is that number, subnormals included, and every f16 converts to an f32
+// exactly. rowScale puts the 2^8 back once per output (exact: a power of
+// two). S.1111.111 is NaN.
 float e4m3(uint b) {
-  uint s = (b & 0x80u) << 24, e = (b >> 3) & 0xFu, m = b & 7u;
-  if (e == 0u) {
-    float f = float(m) * 0.001953125;  // m * 2^-9
-    return s != 0u ? -f : f;
-  }
-  if (e == 15u && m == 7u) return uintBitsToFloat(0x7FC00000u);
-  return uintBitsToFloat(s | ((e + 120u) << 23) | (m << 20));
+  const float f = unpackHalf2x16(((b & 0x80u) << 8) | ((b & 0x7Fu) << 7)).x;
+  return (b & 0x7Fu) == 0x7Fu ? uintBitsToFloat(0x7FC00000u) : f;
 }
+
+// The output scale of row n, times the 2^8 that e4m3() leaves out of every weight.
+float rowScale(uint n) { return scale[n] * 256.0; }
 
 float elem_e4m3(uvec4 v, uint j) { return e4m3((v[j >> 2] >> ((j & 3u) * 8u)) & 0xFFu); }
 float elem_bf16(uvec4 v, uint j) { return uintBitsToFloat(((v[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu) << 16); }
@@ -110,7 +112,7 @@ void main() {
   if (owner) {
     float total = 0.0;
     for (uint s = 0u; s < SPLITS; ++s) total += partial[(s * T + t) * N + n];
-    y[t * N + n] = total * scale[n];
+    y[t * N + n] = total * rowScale(n);
   }
   if (tid == 0u) counter[gl_WorkGroupID.x] = 0u;  // ready for the next launch
 }
