@@ -8,12 +8,43 @@
 #   2. gen bench --dtypes fp8e4m3_bf16 on bench/gemv14-shapes.yaml at tokens
 #      1, 4, 8: old, new, then bf16 (new) for the byte-for-byte comparison,
 #      then old again while DEADLINE allows.
-# Needs bin/gen, bin/gen-old, bin/verify.test, .gl/ (carried). Results in
+#   0. vkquant (first);
+#   3. the bf16 comparison with ggml's Vulkan mul_mat_vec (vkdense).
+# Needs bin/gen, bin/gen-old, bin/verify.test, .gl/, .peers/ggml-vulkan (carried). Results in
 # $OUT/r (r.tgz).
 set -u
 . bench/device-env.sh
-DEADLINE=${DEADLINE:-300}
+DEADLINE=${DEADLINE:-540}
+# The bf16 dense comparison with ggml's Vulkan mul_mat_vec (issue 14): kgen
+# (bin/gen-old, main: the bf16 blobs) with --timing ggml on
+# bench/vk-ggml-dense.yaml, then ggml's bf16 cases at the same shapes, both
+# timed as test-backend-ops times an op.
+vkdense() {
+  [ "$(left)" -gt 60 ] || { log "no time for the ggml dense comparison"; return; }
+  log "vulkan bf16 ggml shapes, --timing ggml"
+  timeout 90 bin/gen-old bench --backend vulkan --family gemv --dtypes bf16 --shapes bench/vk-ggml-dense.yaml \
+    --timing ggml --reps 5 --out "$r/vk-ggml-dense.json" > "$r/vk-ggml-dense.txt" 2>&1
+  log "kgen ggml-timed exit $?"
+  P='^type_a=bf16,type_b=f32,m=(14336,n=[1-58],k=4096|4096,n=[1-58],k=14336),bs=\[1,1\],nr=\[1,1\],per=\[0,1,2,3\],k_v=0,o=1,' \
+    OUTFILE="$r/ggml-dense.txt" timeout 120 bash .peers/ggml-vulkan/run.sh dense > "$r/ggml-dense-table.txt" 2>&1
+  log "ggml dense exit $?"
+}
+# The Vulkan Q8_1 lane-vector tiles at 4 lanes a block (bin/gen) against 2
+# (bin/gen-old): byte-for-byte verify on NVIDIA, then gen bench of
+# quant_q8_1 on bench/quant-shapes-12.yaml, old / new / old.
+vkquant() {
+  vkverify 60 "$r/verify-q81.txt" --family quant_q8_1
+  local v b
+  for v in old new old2; do
+    b=bin/gen; [ "$v" = new ] || b=bin/gen-old
+    [ "$(left)" -gt 30 ] || return
+    timeout 60 $b bench --backend vulkan --family quant_q8_1 --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml \
+      --reps 10 --out "$r/quant-vk-$v.json" > "$r/quant-vk-$v.txt" 2>&1
+    log "quant bench $v exit $?"
+  done
+}
 begin
+vkquant
 log "TestE4M3EveryCode on NVIDIA"
 timeout 60 bin/verify.test -test.run TestE4M3EveryCode -test.v > "$r/e4m3-codes.txt" 2>&1 &
 p=$!
@@ -33,5 +64,5 @@ bench() {
     --reps 10 --out "$r/vk-$dt-$v.json" > "$r/vk-$dt-$v.log" 2>&1
   log "bench $dt $v exit $?"
 }
-bench fp8e4m3_bf16 old; bench fp8e4m3_bf16 new; bench bf16 new; bench fp8e4m3_bf16 old2
+bench fp8e4m3_bf16 old; bench fp8e4m3_bf16 new; bench bf16 new; vkdense; bench fp8e4m3_bf16 old2
 log "done"
