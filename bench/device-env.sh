@@ -46,7 +46,7 @@ memcheck() {
 vkverify() {
   local cap=$1 file=$2 p
   shift 2
-  bin/gen verify --backend vulkan "$@" > "$file" 2>&1 &
+  "${VKGEN:-bin/gen}" verify --backend vulkan "$@" > "$file" 2>&1 &
   p=$!
   for _ in $(seq 1 "$cap"); do
     sleep 1
