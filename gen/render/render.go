@@ -219,7 +219,7 @@ func elemBody(t string) (string, error) {
 	case "f16":
 		return "return unpackHalf2x16(v[j >> 1] >> ((j & 1u) * 16u)).x;", nil
 	case "e4m3":
-		return "return e4m3((v[j >> 2] >> ((j & 3u) * 8u)) & 0xFFu);", nil
+		return "return e4m3pair(v[j >> 2] >> ((j & 2u) * 8u), j & 1u);", nil
 	}
 	return "", fmt.Errorf("no GLSL decoder for element type %q", t)
 }

@@ -7,6 +7,7 @@
 // and tokens past T are clamped for loads and never stored.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;

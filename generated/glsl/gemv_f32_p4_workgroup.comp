@@ -7,6 +7,7 @@
 // and tokens past T are clamped for loads and never stored.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;
@@ -73,10 +74,36 @@ void main() {
       }
     }
   }
-  // Reduce within each subgroup, then across subgroups in subgroup order.
-  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) {
-    float s = subgroupAdd(acc[i]);
-    if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;
+  // Reduce within each subgroup by recursive halving, then across
+  // subgroups in subgroup order. Step h (h = RT/2, RT/4, .., 1; mask m =
+  // RT / 2h, while m is below the subgroup size): lanes l and l ^ m trade
+  // half of their h * 2 sums and add, so a lane keeps h sums, those of the
+  // lower half of its window when bit m of l is clear, else the upper. A
+  // lane's sums a[i] are then those of the accumulators base + i, complete
+  // over the lanes that differ in the bits below RT; the bits from RT up
+  // are summed by a butterfly. RT - 1 shuffles instead of RT subgroupAdds
+  // (5 shuffles each on 32 lanes): the epilogue of a short K loop.
+  const uint RT = ROWS * TOKENS;
+  const uint me = gl_SubgroupInvocationID;
+  uint base = 0u, left = RT;
+  [[unroll]] for (uint h = RT / 2u; h >= 1u; h >>= 1) {
+    const uint m = RT / (2u * h);
+    if (m < gl_SubgroupSize) {
+      const bool up = (me & m) != 0u;
+      [[unroll]] for (uint i = 0u; i < h; ++i) {
+        const float keep = up ? acc[i + h] : acc[i];
+        const float give = up ? acc[i] : acc[i + h];
+        acc[i] = keep + subgroupShuffleXor(give, m);
+      }
+      if (up) base += h;
+      left = h;
+    }
+  }
+  for (uint m = RT; m < gl_SubgroupSize; m <<= 1) acc[0] += subgroupShuffleXor(acc[0], m);
+  if (me < RT) {
+    [[unroll]] for (uint i = 0u; i < RT; ++i) {
+      if (i < left) red[gl_SubgroupID * RT + base + i] = acc[i];
+    }
   }
   barrier();
   const uint r = tid / TOKENS, t = tid % TOKENS, n = row0 + r;

@@ -7,6 +7,7 @@
 // and tokens past T are clamped for loads and never stored.
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint ROWS = 1;
@@ -41,20 +42,32 @@ uvec4 loadX(uint e) {
   uvec4 v = x[e / PACK];
   return v;
 }
-// OCP fp8 E4M3FN code b as its value times 2^-8, branch-free (as the HIP
+// OCP fp8 E4M3FN codes as their values times 2^-8, branch-free (as the HIP
 // header's kg_e4m3_to_f32): the sign to bit 15 and E.MMM to bits 13..7 of an
 // f16 is that number, subnormals included, and every f16 converts to an f32
 // exactly. rowScale puts the 2^8 back once per output (exact: a power of
-// two). S.1111.111 is NaN.
-float e4m3(uint b) {
-  const float f = unpackHalf2x16(((b & 0x80u) << 8) | ((b & 0x7Fu) << 7)).x;
-  return (b & 0x7Fu) == 0x7Fu ? uintBitsToFloat(0x7FC00000u) : f;
+// two). Codes j and j ^ 1 (bits 0..15 of s) share one unpackHalf2x16, each
+// in a half of the word: unrolled, the driver computes a pair once. NaN
+// codes (S.1111.111) decode to 1.875 here: e4m3nan flags them per loaded
+// word and the row's sums are set to NaN after the K loop (a NaN weight
+// makes every token's sum of the row NaN).
+float e4m3pair(uint s, uint hi) {
+  const uint p = (s & 0xFFu) | ((s & 0xFF00u) << 8);
+  const vec2 f = unpackHalf2x16(((p & 0x00800080u) << 8) | ((p & 0x007F007Fu) << 7));
+  return hi != 0u ? f.y : f.x;
+}
+// Nonzero when one of the PACK codes loaded in v is a NaN: (b & 0x7F) + 1
+// reaches bit 7 only for 0x7F (no carry leaves a byte).
+uint e4m3nan(uvec4 v) {
+  const uint m0 = PACK >= 4u ? 0x80808080u : (PACK == 2u ? 0x8080u : 0x80u);
+  const uint m1 = PACK >= 8u ? 0x80808080u : 0u;
+  return ((((v.x & 0x7F7F7F7Fu) + 0x01010101u) & m0) | (((v.y & 0x7F7F7F7Fu) + 0x01010101u) & m1));
 }
 
 // The output scale of row n, times the 2^8 that e4m3() leaves out of every weight.
 float rowScale(uint n) { return scale[n] * 256.0; }
 
-float elem_e4m3(uvec4 v, uint j) { return e4m3((v[j >> 2] >> ((j & 3u) * 8u)) & 0xFFu); }
+float elem_e4m3(uvec4 v, uint j) { return e4m3pair(v[j >> 2] >> ((j & 2u) * 8u), j & 1u); }
 float elem_f16(uvec4 v, uint j) { return unpackHalf2x16(v[j >> 1] >> ((j & 1u) * 16u)).x; }
 
 // Loops bounded by ROWS, TOKENS or PACK carry [[unroll]]: rows and tokens
@@ -74,6 +87,8 @@ void main() {
   kend = min(K, kbeg + chunk);
   float acc[ROWS * TOKENS];
   [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
+  uint nanw[ROWS];
+  [[unroll]] for (uint r = 0u; r < ROWS; ++r) nanw[r] = 0u;
   for (uint k = kbeg + tid * PACK; k < kend; k += WG * PACK) {
     float xs[TOKENS * PACK];
     [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
@@ -83,16 +98,48 @@ void main() {
     [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
       const uint n = min(row0 + r, N - 1u);
       uvec4 wv = loadW(n * K + k);
+      nanw[r] |= e4m3nan(wv);
       [[unroll]] for (uint j = 0u; j < PACK; ++j) {
         const float wj = elem_e4m3(wv, j);
         [[unroll]] for (uint t = 0u; t < TOKENS; ++t) acc[r * TOKENS + t] += wj * xs[t * PACK + j];
       }
     }
   }
-  // Reduce within each subgroup, then across subgroups in subgroup order.
-  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) {
-    float s = subgroupAdd(acc[i]);
-    if (subgroupElect()) red[gl_SubgroupID * ROWS * TOKENS + i] = s;
+  [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+    if (nanw[r] != 0u) {
+      [[unroll]] for (uint t = 0u; t < TOKENS; ++t) acc[r * TOKENS + t] = uintBitsToFloat(0x7FC00000u);
+    }
+  }
+  // Reduce within each subgroup by recursive halving, then across
+  // subgroups in subgroup order. Step h (h = RT/2, RT/4, .., 1; mask m =
+  // RT / 2h, while m is below the subgroup size): lanes l and l ^ m trade
+  // half of their h * 2 sums and add, so a lane keeps h sums, those of the
+  // lower half of its window when bit m of l is clear, else the upper. A
+  // lane's sums a[i] are then those of the accumulators base + i, complete
+  // over the lanes that differ in the bits below RT; the bits from RT up
+  // are summed by a butterfly. RT - 1 shuffles instead of RT subgroupAdds
+  // (5 shuffles each on 32 lanes): the epilogue of a short K loop.
+  const uint RT = ROWS * TOKENS;
+  const uint me = gl_SubgroupInvocationID;
+  uint base = 0u, left = RT;
+  [[unroll]] for (uint h = RT / 2u; h >= 1u; h >>= 1) {
+    const uint m = RT / (2u * h);
+    if (m < gl_SubgroupSize) {
+      const bool up = (me & m) != 0u;
+      [[unroll]] for (uint i = 0u; i < h; ++i) {
+        const float keep = up ? acc[i + h] : acc[i];
+        const float give = up ? acc[i] : acc[i + h];
+        acc[i] = keep + subgroupShuffleXor(give, m);
+      }
+      if (up) base += h;
+      left = h;
+    }
+  }
+  for (uint m = RT; m < gl_SubgroupSize; m <<= 1) acc[0] += subgroupShuffleXor(acc[0], m);
+  if (me < RT) {
+    [[unroll]] for (uint i = 0u; i < RT; ++i) {
+      if (i < left) red[gl_SubgroupID * RT + base + i] = acc[i];
+    }
   }
   barrier();
   const uint r = tid / TOKENS, t = tid % TOKENS, n = row0 + r;
