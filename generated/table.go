@@ -18440,22 +18440,22 @@ var Archs = []table.Arch{
 		DriverName:   "",
 		Model: []table.Const{{
 			Name:  "acc_ns",
-			Value: int64(203),
+			Value: int64(76),
 		}, {
 			Name:  "acc_regs",
 			Value: int64(8),
 		}, {
 			Name:  "bytes_per_us",
-			Value: int64(22712057),
+			Value: int64(22785963),
 		}, {
 			Name:  "iter_ns",
-			Value: int64(1195),
+			Value: int64(1827),
 		}, {
 			Name:  "launch_ns",
-			Value: int64(3376),
+			Value: int64(3371),
 		}, {
 			Name:  "load_ps",
-			Value: int64(16),
+			Value: int64(25),
 		}, {
 			Name:  "mv_m1_nk",
 			Value: int64(3000000),
@@ -18491,13 +18491,13 @@ var Archs = []table.Arch{
 			Value: int64(25600),
 		}, {
 			Name:  "red_ps",
-			Value: int64(25),
+			Value: int64(17),
 		}, {
 			Name:  "spill_bytes_per_us",
-			Value: int64(3364938),
+			Value: int64(3679717),
 		}, {
 			Name:  "split_ps",
-			Value: int64(437),
+			Value: int64(438),
 		}, {
 			Name:  "wg_ns",
 			Value: int64(0),
