@@ -92,3 +92,17 @@ vkggml() {
     OUTFILE="$r/ggml-quant.txt" timeout 120 bash .peers/ggml-vulkan/run.sh quant > "$r/ggml-quant-table.txt" 2>&1
   log "ggml quant exit $?"
 }
+# quantab FAMILIES: gen bench --backend vulkan of the quantizer FAMILIES
+# (comma-separated) on bench/quant-shapes-12.yaml, every tile timed, with
+# bin/gen-old, bin/gen, bin/gen-old again (A B A) while DEADLINE allows,
+# into quant-vk-{old,new,old2}.json / .txt.
+quantab() {
+  local v b
+  for v in old new old2; do
+    b=bin/gen; [ "$v" = new ] || b=bin/gen-old
+    [ "$(left)" -gt 40 ] || { log "no time left for quant bench $v"; return; }
+    timeout 90 $b bench --backend vulkan --family "$1" --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml \
+      --reps 10 --out "$r/quant-vk-$v.json" > "$r/quant-vk-$v.txt" 2>&1
+    log "quant bench $v exit $?"
+  done
+}

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# One device call: the Vulkan gemv's branch-free e4m3 decode (bin/gen)
-# against the branchy one before (bin/gen-old, the parent commit) through
-# NVIDIA's Vulkan driver:
+# One device call (run h100-2026-12-06v): the Vulkan gemv's branch-free
+# e4m3 decode (bin/gen) against the branchy one before (bin/gen-old, the
+# parent commit) through NVIDIA's Vulkan driver:
+#   0. vkquant: an experimental Q8_1 build in bin/gen against main's;
 #   1. runtime/verify's TestE4M3EveryCode (bin/verify.test: every code, NaN
 #      included, bit for bit, one variant per dtype, layout, pack and split
 #      count) and gen verify of eight nvidia fp8 variants (random cases);
 #   2. gen bench --dtypes fp8e4m3_bf16 on bench/gemv14-shapes.yaml at tokens
 #      1, 4, 8: old, new, then bf16 (new) for the byte-for-byte comparison,
 #      then old again while DEADLINE allows.
-#   0. vkquant (first);
 #   3. the bf16 comparison with ggml's Vulkan mul_mat_vec (vkdense).
 # Needs bin/gen, bin/gen-old, bin/verify.test, .gl/, .peers/ggml-vulkan (carried). Results in
 # $OUT/r (r.tgz).
@@ -34,14 +34,7 @@ vkdense() {
 # quant_q8_1 on bench/quant-shapes-12.yaml, old / new / old.
 vkquant() {
   vkverify 60 "$r/verify-q81.txt" --family quant_q8_1
-  local v b
-  for v in old new old2; do
-    b=bin/gen; [ "$v" = new ] || b=bin/gen-old
-    [ "$(left)" -gt 30 ] || return
-    timeout 60 $b bench --backend vulkan --family quant_q8_1 --dtypes f32,f16,bf16 --quant-shapes bench/quant-shapes-12.yaml \
-      --reps 10 --out "$r/quant-vk-$v.json" > "$r/quant-vk-$v.txt" 2>&1
-    log "quant bench $v exit $?"
-  done
+  quantab quant_q8_1
 }
 begin
 vkquant

@@ -64,7 +64,7 @@ uint e4m3nan(uvec4 v) {
   return ((((v.x & 0x7F7F7F7Fu) + 0x01010101u) & m0) | (((v.y & 0x7F7F7F7Fu) + 0x01010101u) & m1));
 }
 
-// The output scale of row n, times the 2^8 that e4m3() leaves out of every weight.
+// The output scale of row n, times the 2^8 that e4m3pair() leaves out of every weight.
 float rowScale(uint n) { return scale[n] * 256.0; }
 
 float elem_e4m3(uvec4 v, uint j) { return e4m3pair(v[j >> 2] >> ((j & 2u) * 8u), j & 1u); }
