@@ -18440,22 +18440,22 @@ var Archs = []table.Arch{
 		DriverName:   "",
 		Model: []table.Const{{
 			Name:  "acc_ns",
-			Value: int64(76),
+			Value: int64(45),
 		}, {
 			Name:  "acc_regs",
 			Value: int64(8),
 		}, {
 			Name:  "bytes_per_us",
-			Value: int64(22785963),
+			Value: int64(22934495),
 		}, {
 			Name:  "iter_ns",
-			Value: int64(1827),
+			Value: int64(1984),
 		}, {
 			Name:  "launch_ns",
-			Value: int64(3371),
+			Value: int64(3362),
 		}, {
 			Name:  "load_ps",
-			Value: int64(25),
+			Value: int64(27),
 		}, {
 			Name:  "mv_m1_nk",
 			Value: int64(3000000),
@@ -18493,14 +18493,17 @@ var Archs = []table.Arch{
 			Name:  "red_ps",
 			Value: int64(17),
 		}, {
+			Name:  "serial_pm",
+			Value: int64(389),
+		}, {
 			Name:  "spill_bytes_per_us",
-			Value: int64(3679717),
+			Value: int64(3667781),
 		}, {
 			Name:  "split_ps",
 			Value: int64(438),
 		}, {
 			Name:  "wg_ns",
-			Value: int64(0),
+			Value: int64(1),
 		}},
 		Name: "nvidia",
 		Prefer: []table.FamilyRules{{
@@ -18515,7 +18518,7 @@ var Archs = []table.Arch{
 				Expr: "16 / (pack * bytes(dtype))",
 				Why:  "widest load first (16 bytes)",
 			}, {
-				Expr: "launch_ns + max(cdiv(cdiv(n, rows) * splits, compute_units * min(32, 2048 / (wg + (wg == 0) * rows * wave))) * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ns + wg_ns + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * acc_ns), n * k * bytes(dtype) * 1000 / bytes_per_us + (n * k / pack * (tokens + (rows - (layout == \"subgroup\") * (rows - 1))) / (rows - (layout == \"subgroup\") * (rows - 1)) * load_ps + n * (wg + (wg == 0) * rows * wave) * tokens * red_ps) / (compute_units * 100) + ((rows - (layout == \"subgroup\") * (rows - 1)) * tokens > acc_regs) * n * k * bytes(dtype) * 1000 / spill_bytes_per_us) + (splits > 1) * splits * m * n * split_ps / 1000",
+				Expr: "launch_ns + max(cdiv(cdiv(n, rows) * splits, compute_units * min(32, 2048 / (wg + (wg == 0) * rows * wave))) * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ns + wg_ns + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * acc_ns), n * k * bytes(dtype) * 1000 / bytes_per_us + (n * k / pack * (tokens + (rows - (layout == \"subgroup\") * (rows - 1))) / (rows - (layout == \"subgroup\") * (rows - 1)) * load_ps + n * (wg + (wg == 0) * rows * wave) * tokens * red_ps) / (compute_units * 100) + ((rows - (layout == \"subgroup\") * (rows - 1)) * tokens > acc_regs) * n * k * bytes(dtype) * 1000 / spill_bytes_per_us) + min(cdiv(cdiv(n, rows) * splits, compute_units * min(32, 2048 / (wg + (wg == 0) * rows * wave))) * (cdiv(k, (wg + (wg == 0) * wave) * pack * splits) * iter_ns + wg_ns + (rows - (layout == \"subgroup\") * (rows - 1)) * tokens * acc_ns), n * k * bytes(dtype) * 1000 / bytes_per_us + (n * k / pack * (tokens + (rows - (layout == \"subgroup\") * (rows - 1))) / (rows - (layout == \"subgroup\") * (rows - 1)) * load_ps + n * (wg + (wg == 0) * rows * wave) * tokens * red_ps) / (compute_units * 100) + ((rows - (layout == \"subgroup\") * (rows - 1)) * tokens > acc_regs) * n * k * bytes(dtype) * 1000 / spill_bytes_per_us) * serial_pm / 1000 + (splits > 1) * splits * m * n * split_ps / 1000",
 				Why:  "NVIDIA Vulkan: the model's predicted time in ns (model: above)",
 			}},
 		}, {
