@@ -380,13 +380,15 @@ func (s *fitSet) fit(cases []*fitCase, init []int64) []int64 {
 	return best
 }
 
-// fitJitters is how many more Levenberg-Marquardt starts fit tries, each
-// the init constants scaled by factors in [1/2, 2] (seeded: a fit is
-// reproducible). One start can stall in a basin whose picks score worse
-// even on the cases fitted (run h100-2026-12-06z with the overlap term:
-// from run 06u's constants, 313 of 320 training cases within 10%; from
-// round-number constants, 319).
-const fitJitters = 6
+// fitJitters is how many more Levenberg-Marquardt starts fit tries
+// (-fit-starts), each the init constants scaled by factors in [1/2, 2]
+// (seeded: a fit is reproducible). One start can stall in a basin whose
+// picks score worse even on the cases fitted (run h100-2026-12-06z with
+// the overlap term: from run 06u's constants, 313 of 320 training cases
+// within 10%; from round-number constants, 319). Each start costs about
+// one more Levenberg-Marquardt pass: a CUDA -eval of ten models takes
+// several times as long as with none.
+var fitJitters = 6
 
 func jitter(init []int64, i int) []int64 {
 	r := rand.New(rand.NewPCG(uint64(i), 0x6b67656e))

@@ -148,7 +148,11 @@ func main() {
 	stats := flag.Bool("stats", false, "list each case's timed variants, fastest first, with the driver's pipeline statistics (gen bench JSON files with pipeline_stats, given as arguments)")
 	abA := flag.String("ab", "", "compare two builds timed in one call: this side's gen bench JSON files (comma-separated passes) against -ab-b's, per case (tuned time), per tile, with each side's pass-to-pass spread")
 	abB := flag.String("ab-b", "", "-ab: the other side's gen bench JSON files (comma-separated passes)")
+	flag.IntVar(&fitJitters, "fit-starts", fitJitters, "-fit, -eval: Levenberg-Marquardt starts around the prior besides the prior itself, the best kept by its picks on the cases fitted (0: the prior alone; each start adds about one fit's time)")
 	flag.Parse()
+	if fitJitters < 0 {
+		log.Fatal("-fit-starts: want 0 or more")
+	}
 	if *abA != "" || *abB != "" {
 		if *abA == "" || *abB == "" {
 			log.Fatal("-ab A.json[,A2.json] -ab-b B.json[,B2.json]: give both sides")
