@@ -310,13 +310,15 @@ KG_DEVICE void kg_mma_s8_16x8x32(int (&)[4], uint32_t, uint32_t, uint32_t, uint3
 
 // Warp barrier and 16-byte global -> LDS copies that complete later
 // (staging for the mma tiles; TAG as above). CUDA: __syncwarp and sm80's
-// cp.async (bypassing L1: .cg), committed as groups; kg_cp_wait<N>() waits
+// cp.async through L1 (.ca: the workgroups of an SM copy the same activation
+// blocks at about the same time; .cg, L2 only, measured in run
+// h100-2026-12-06ca), committed as groups; kg_cp_wait<N>() waits
 // until at most N of the lane's groups are pending. The CPU simulation:
 // plain copies (complete at once) and a barrier over the warp's 32 lanes.
 #if defined(__CUDACC__)
 template <int TAG> KG_DEVICE void kg_syncwarp() { __syncwarp(); }
 template <int TAG> KG_DEVICE void kg_cp_async16(uint32_t* lds, const uint8_t* g) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(lds)), "l"(g) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(lds)), "l"(g) : "memory");
 }
 template <int TAG> KG_DEVICE void kg_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int N> KG_DEVICE void kg_cp_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
