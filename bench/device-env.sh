@@ -63,6 +63,16 @@ cudaverify() {
   echo "exit $?" >> "$r/verify-cuda.txt"
   grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
 }
+# verifyvariants MODULES LABEL VARIANT...: CUDA `gen verify` of each sm90
+# variant over MODULES, one summary line each (prefixed LABEL) into
+# verify-cuda.txt and the log.
+verifyvariants() {
+  local mods=$1 label=$2 v
+  shift 2
+  for v in "$@"; do
+    timeout 60 bin/gen verify --backend cuda --arch sm90 --module "$mods" --variant "$v" 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/$label $v /"
+  done | tee -a "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+}
 # suites SHAPES MODULES FORMAT...: the CUDA mmvq suite of each FORMAT on
 # SHAPES (graph-timed, --pair f32, REPS timed repetitions, default 20) while
 # DEADLINE allows, into mmvq-cuda-FORMAT.json and .txt.

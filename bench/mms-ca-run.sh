@@ -3,27 +3,28 @@
 # (.cg): at 8 tokens a 16-row tile re-reads as many activation bytes as it
 # streams weight bytes, all from L2 (ncu of mmc128: L2 62% busy, DRAM 34%);
 # the 3-4 workgroups of an SM walk the same superblocks at about the same
-# time, so L1 could serve most of those re-reads (ncu, run h100-2026-12-06mc). A = generated, C = the same
-# source with kgen_hip.h's cp.async.cg -> cp.async.ca; forced mms128 / mms192
-# on the Q4_K target shapes at 3, 4, 5, 8 tokens, A C A C. Needs bin/gen.xz.
+# time, so L1 could serve most of those re-reads (ncu, run h100-2026-12-06mc).
+# Run h100-2026-12-06ca ran it before the change (A .cg, C .ca); since main
+# copies through L1 (15dacdb), A = the generated source with kgen_hip.h's
+# cp.async.ca -> .cg, C = generated. Forced mms128 / mms192 on the Q4_K
+# target shapes at 3, 4, 5, 8 tokens, A C A C. Needs bin/gen.xz.
 for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/*
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-300}
 begin
-mkdir -p /tmp/srcC && cp generated/hip/mmvq_sm90.hip /tmp/srcC/
-sed 's/cp\.async\.cg\.shared\.global/cp.async.ca.shared.global/' generated/hip/kgen_hip.h > /tmp/srcC/kgen_hip.h
-grep -c "cp.async.ca.shared" /tmp/srcC/kgen_hip.h | sed 's/^/C edits: /' | tee -a "$r/log.txt"
+mkdir -p /tmp/srcA && cp generated/hip/mmvq_sm90.hip /tmp/srcA/
+sed 's/cp\.async\.ca\.shared\.global/cp.async.cg.shared.global/' generated/hip/kgen_hip.h > /tmp/srcA/kgen_hip.h
+grep -c "cp.async.cg.shared" /tmp/srcA/kgen_hip.h | sed 's/^/A edits: /' | tee -a "$r/log.txt"
 log "nvcc"
-bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvA.txt 2> "$r/nvcc.txt" &
-bash bench/nvcc-split.sh /tmp/srcC/mmvq_sm90.hip 8 /tmp/nvC > /tmp/nvC.txt 2>> "$r/nvcc.txt" &
+bash bench/nvcc-split.sh /tmp/srcA/mmvq_sm90.hip 8 /tmp/nvA > /tmp/nvA.txt 2> "$r/nvcc.txt" &
+bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvC.txt 2>> "$r/nvcc.txt" &
 wait
 A=$(cat /tmp/nvA.txt) C=$(cat /tmp/nvC.txt)
 [ -n "$A" ] && [ -n "$C" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
-for t in mms128 mms192 mms256; do for k in 1 2 4 8; do
-  timeout 60 bin/gen verify --backend cuda --arch sm90 --module "$C" --variant mmvq_q4_k_r16_t${k}_$t 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/C $t t$k /"
-done; done | tee "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+verifyvariants "$A" A mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
+verifyvariants "$C" C mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
 sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
 for run in A:mms128 C:mms128 A:mms192 C:mms192 A2:mms128 C2:mms128 A2:mms192 C2:mms192; do
   side=${run%%:*} t=${run#*:}
@@ -32,5 +33,4 @@ for run in A:mms128 C:mms128 A:mms192 C:mms192 A2:mms128 C2:mms128 A2:mms192 C2:
   KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/ca-$side-$t.json" > "$r/ca-$side-$t.txt" 2>&1
   log "$run exit $?"
 done
-rm -f "$r"/*.txt.keep
 log done

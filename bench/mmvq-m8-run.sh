@@ -11,10 +11,7 @@ begin
 log "nvcc"
 A=$(bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv 2> "$r/nvcc.txt") || { log "nvcc failed"; exit 1; }
 log "nvcc done"
-for t in mms128 mms192 mms256; do for k in 1 2 4 8; do
-  timeout 30 bin/gen verify --backend cuda --arch sm90 --module "$A" --variant mmvq_q4_k_r16_t${k}_$t 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/$t t$k /"
-done; done > "$r/verify-cuda.txt"
-grep -c " 1 passed, 0 failed" "$r/verify-cuda.txt" | sed 's/^/mms variants passed: /' | tee -a "$r/log.txt"
+verifyvariants "$A" "" mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
 sed 's/^tokens: .*/tokens: [8]/' bench/mmvq-shapes-target.yaml > /tmp/s8.yaml
 cublas /tmp/s8.yaml q4_k
 timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$A" --reps 20 --dtypes q4_k --shapes /tmp/s8.yaml --out "$r/mmvq-cuda-q4_k.json" > "$r/mmvq-cuda-q4_k.txt" 2>&1
