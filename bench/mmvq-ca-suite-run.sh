@@ -1,22 +1,56 @@
 #!/usr/bin/env bash
 # Issue 11 (every token count) and the sm90 mmvq keys' refit after the mms
-# tiles' activation copies went through L1 (cp.async.ca), one call: verify
-# and memcheck of the mms variants, bf16 cuBLAS graph-timed with same-size
-# reads of the Q4_K bytes, and the CUDA Q4_K suite (every candidate, pair
-# too) on the ten models of bench/select-shapes.yaml at tokens 1..8, so the
-# keys can be refitted and scored leaving one model out on the same file.
+# tiles' activation copies went through L1 (cp.async.ca), one call:
+#   1. nvcc of main's mmvq source and, when .exp/ is carried, of branch
+#      exp/mmc2's (.exp/mmvq_sm90.hip, kgen_hip.h, gen-mmc.xz: mmc128 with
+#      its weight copies past L1 and its activation copies through it)
+#   2. CUDA verify of the mms variants (and mmc128's); memcheck at t8
+#   3. bf16 cuBLAS graph-timed with same-size reads of the Q4_K bytes on the
+#      Q4_K target shapes at tokens 1..8
+#   4. (exp) forced mms128 (main) / mmc128 (exp) on the target shapes at 3,
+#      4, 5, 8 tokens, A B A B
+#   5. the CUDA Q4_K suite (every candidate) on the ten models of
+#      bench/select-shapes.yaml at tokens 1..8, so the keys can be refitted
+#      and scored leaving one model out on one file
 # Needs bin/gen.xz and .gl carried. Results in $OUT/r.tgz.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/*
+for x in bin/*.xz .exp/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .exp/gen-mmc 2>/dev/null
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
-log "nvcc"
-A=$(bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv 2> "$r/nvcc.txt") || { log "nvcc failed"; exit 1; }
+exp=; [ -e .exp/gen-mmc ] && exp=1
+log "nvcc (exp: ${exp:-no})"
+bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvA.txt 2> "$r/nvcc.txt" &
+[ -n "$exp" ] && bash bench/nvcc-split.sh .exp/mmvq_sm90.hip 8 /tmp/nvE > /tmp/nvE.txt 2>> "$r/nvcc.txt" &
+wait
+A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null)
+[ -n "$A" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
 verifyvariants "$A" "" mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
 memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t4_mms192
-PYTHONUNBUFFERED=1 timeout 150 python3 bench/cublas.py bench/select-shapes.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
+if [ -n "$E" ]; then
+  for f in /tmp/nvE/*.cubin; do cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[cs]128" | paste - - | sed -E 's/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/\1 \2 \3 \4/'; done | tee "$r/resources-exp.txt"
+  for t in 1 2 4 8; do
+    timeout 60 .exp/gen-mmc verify --backend cuda --arch sm90 --module "$E" --variant mmvq_q4_k_r16_t${t}_mmc128 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/exp t$t /"
+  done | tee -a "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+  m=$(grep -l "KG_KERNEL([0-9]*) mmvq_q4_k_r16_t8_mmc128(" /tmp/nvE/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
+  timeout 60 compute-sanitizer --tool memcheck --print-limit 5 .exp/gen-mmc verify --backend cuda --arch sm90 --module "$m" --variant mmvq_q4_k_r16_t8_mmc128 2>&1 | tail -n 4 > "$r/memcheck-exp.txt"
+  grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck-exp.txt" | sed 's/^/memcheck exp clean runs: /' | tee -a "$r/log.txt"
+fi
+sed 's/^tokens: .*/tokens: [1, 2, 3, 4, 5, 6, 7, 8]/' bench/mmvq-shapes-target.yaml > /tmp/st.yaml
+PYTHONUNBUFFERED=1 timeout 120 python3 bench/cublas.py /tmp/st.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
 log "cublas exit $?: $(tail -n 1 "$r/cublas.txt")"
-REPS=10 suites bench/select-shapes.yaml "$A" q4_k
+if [ -n "$E" ]; then
+  sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
+  for run in A:mms128 E:mmc128 A2:mms128 E2:mmc128; do
+    side=${run%%:*} t=${run#*:} g=bin/gen mod=$A
+    case $side in E*) g=.exp/gen-mmc mod=$E ;; esac
+    KGEN_FORCE=mmvq:tile=$t timeout 100 $g bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/ab-$side-$t.json" > "$r/ab-$side-$t.txt" 2>&1
+    log "$run exit $?"
+  done
+fi
+log "suite q4_k on bench/select-shapes.yaml"
+timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$A" --reps 10 --dtypes q4_k \
+  --shapes bench/select-shapes.yaml --out "$r/mmvq-cuda-q4_k.json" > "$r/mmvq-cuda-q4_k.txt" 2>&1
+log "suite exit $? ($(grep -c heuristic "$r/mmvq-cuda-q4_k.txt") cases)"
 log done
