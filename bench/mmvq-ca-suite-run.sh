@@ -9,7 +9,8 @@
 #      Q4_K target shapes at tokens 1..8
 #   4. (exp) forced mms128 (main) / mmc128 (exp) on the target shapes at 3,
 #      4, 5, 8 tokens, A B A B
-#   5. the CUDA Q4_K suite (every candidate) on the ten models of
+#   5. ncu of mms128 at 8 tokens (one layer)
+#   6. the CUDA Q4_K suite (every candidate) on the ten models of
 #      bench/select-shapes.yaml at tokens 1..8, so the keys can be refitted
 #      and scored leaving one model out on one call's timings
 # Needs bin/gen.xz and .gl carried. Results in $OUT/r.tgz.
@@ -45,6 +46,12 @@ if [ -n "$E" ]; then
     log "$run exit $?"
   done
 fi
+# ncu of mms128 (.ca) at 8 tokens on llama-3.1-8b gate_up: what holds it now
+printf 'tokens: [8]\nmodels:\n  llama-3.1-8b:\n    gate_up: {n: 14336, k: 4096}\n' > /tmp/one.yaml
+KGEN_FORCE=mmvq:tile=mms128 timeout 45 ncu --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+  -k regex:mmvq_q4_k --launch-skip 3 --launch-count 1 \
+  bin/gen bench --backend cuda --family mmvq --module "$A" --reps 2 --rounds 1 --dtypes q4_k --shapes /tmp/one.yaml --out /tmp/x.json > "$r/ncu-mms128.txt" 2>&1
+log "ncu exit $?"
 # The suite in two files, the fitted-on models first (a timeout loses only
 # the second): bench/mmvq-shapes.yaml's four at tokens 1..8, then the other
 # six of bench/select-shapes.yaml.
