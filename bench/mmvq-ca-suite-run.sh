@@ -3,7 +3,11 @@
 # tiles' activation copies went through L1 (cp.async.ca), one call:
 #   1. nvcc of main's mmvq source and, when .exp/ is carried, of branch
 #      exp/mmc2's (.exp/mmvq_sm90.hip, kgen_hip.h, gen-mmc.xz: mmc128 with
-#      its weight copies past L1 and its activation copies through it)
+#      its weight copies past L1 and its activation copies through it; make
+#      them on that branch: mkdir -p .exp && cp generated/hip/mmvq_sm90.hip
+#      generated/hip/kgen_hip.h .exp/ && CGO_ENABLED=0 go build -o
+#      .exp/gen-mmc ./cmd/gen && xz -f .exp/gen-mmc; .exp/ is git-ignored
+#      locally, carried as bin/ and .gl/ are)
 #   2. CUDA verify of the mms variants (and mmc128's)
 #   3. bf16 cuBLAS graph-timed with same-size reads of the Q4_K bytes on the
 #      Q4_K target shapes at tokens 1..8
