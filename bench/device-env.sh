@@ -63,14 +63,20 @@ cudaverify() {
   echo "exit $?" >> "$r/verify-cuda.txt"
   grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
 }
-# verifyvariants MODULES LABEL VARIANT...: CUDA `gen verify` of each sm90
-# variant over MODULES, one summary line each (prefixed LABEL) into
-# verify-cuda.txt and the log.
+# q4ktiles TILE...: the sm90 Q4_K tensor-core variants of each TILE (mms128,
+# ...) at every token count it is built for (1, 2, 4, 8).
+q4ktiles() {
+  local t k
+  for t in "$@"; do for k in 1 2 4 8; do echo "mmvq_q4_k_r16_t${k}_$t"; done; done
+}
+# verifyvariants MODULES LABEL VARIANT...: CUDA `gen verify` (GEN, default
+# bin/gen) of each sm90 variant over MODULES, one summary line each
+# (prefixed LABEL) into verify-cuda.txt and the log.
 verifyvariants() {
   local mods=$1 label=$2 v
   shift 2
   for v in "$@"; do
-    timeout 60 bin/gen verify --backend cuda --arch sm90 --module "$mods" --variant "$v" 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/$label $v /"
+    timeout 60 "${GEN:-bin/gen}" verify --backend cuda --arch sm90 --module "$mods" --variant "$v" 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/$label $v /"
   done | tee -a "$r/verify-cuda.txt" | tee -a "$r/log.txt"
 }
 # suites SHAPES MODULES FORMAT...: the CUDA mmvq suite of each FORMAT on

@@ -23,8 +23,8 @@ wait
 A=$(cat /tmp/nvA.txt) C=$(cat /tmp/nvC.txt)
 [ -n "$A" ] && [ -n "$C" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
-verifyvariants "$A" A mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
-verifyvariants "$C" C mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
+verifyvariants "$A" A $(q4ktiles mms128 mms192 mms256)
+verifyvariants "$C" C $(q4ktiles mms128 mms192 mms256)
 sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
 for run in A:mms128 C:mms128 A:mms192 C:mms192 A2:mms128 C2:mms128 A2:mms192 C2:mms192; do
   side=${run%%:*} t=${run#*:}

@@ -31,15 +31,14 @@ wait
 A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null)
 [ -n "$A" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
-verifyvariants "$A" "" mmvq_q4_k_r16_t1_mms128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t1_mms192 mmvq_q4_k_r16_t2_mms192 mmvq_q4_k_r16_t4_mms192 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t1_mms256 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mms256 mmvq_q4_k_r16_t8_mms256
+verifyvariants "$A" "" $(q4ktiles mms128 mms192 mms256)
 if [ -n "$E" ]; then
   for f in /tmp/nvE/*.cubin; do cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[cs]128" | paste - - | sed -E 's/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/\1 \2 \3 \4/'; done | tee "$r/resources-exp.txt"
-  for t in 1 2 4 8; do
-    timeout 60 .exp/gen-mmc verify --backend cuda --arch sm90 --module "$E" --variant mmvq_q4_k_r16_t${t}_mmc128 2>&1 | grep "^verified\|FAIL" | head -2 | sed "s/^/exp t$t /"
-  done | tee -a "$r/verify-cuda.txt" | tee -a "$r/log.txt"
+  GEN=.exp/gen-mmc verifyvariants "$E" exp $(q4ktiles mmc128)
 fi
 sed 's/^tokens: .*/tokens: [1, 2, 3, 4, 5, 6, 7, 8]/' bench/mmvq-shapes-target.yaml > /tmp/st.yaml
-PYTHONUNBUFFERED=1 timeout 120 python3 bench/cublas.py /tmp/st.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
+c=$(left); [ "$c" -gt 120 ] && c=120
+PYTHONUNBUFFERED=1 timeout "$c" python3 bench/cublas.py /tmp/st.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
 log "cublas exit $?: $(tail -n 1 "$r/cublas.txt")"
 if [ -n "$E" ]; then
   sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
