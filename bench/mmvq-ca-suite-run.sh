@@ -8,43 +8,51 @@
 #      generated/hip/kgen_hip.h .exp/ && CGO_ENABLED=0 go build -o
 #      .exp/gen-mmc ./cmd/gen && xz -f .exp/gen-mmc; .exp/ is git-ignored
 #      locally, carried as bin/ and .gl/ are)
-#   2. CUDA verify of the mms variants (and mmc128's)
+#      When .lean/ is carried (mmvq_sm90.hip and kgen_hip.h of branch
+#      exp/lean: mma_q4k fetching each sub-block's activations and scales
+#      in its loop), that source too: the same variant names, so bin/gen
+#   2. CUDA verify of the mms variants (and mmc128's, lean mms128's); the
+#      registers of the mms128/mmc128 kernels of each build
 #   3. bf16 cuBLAS graph-timed with same-size reads of the Q4_K bytes on the
 #      Q4_K target shapes at tokens 1..8
-#   4. (exp) forced mms128 (main) / mmc128 (exp) on the target shapes at 3,
-#      4, 5, 8 tokens, A B A B
+#   4. (exp, lean) forced mms128 (main) / mmc128 (exp) / mms128 (lean) on
+#      the target shapes at 3, 4, 5, 8 tokens, A E L A E L
 #   5. ncu of mms128 at 8 tokens (one layer)
 #   6. the CUDA Q4_K suite (every candidate) on the ten models of
 #      bench/select-shapes.yaml at tokens 1..8, so the keys can be refitted
 #      and scored leaving one model out on one call's timings
-# Needs bin/gen.xz and .gl carried. Results in $OUT/r.tgz.
+# Needs bin/gen.xz and .gl carried (.exp, .lean when there). Results in $OUT/r.tgz.
 for x in bin/*.xz .exp/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .exp/gen-mmc 2>/dev/null
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
 exp=; [ -e .exp/gen-mmc ] && exp=1
-log "nvcc (exp: ${exp:-no})"
+lean=; [ -e .lean/mmvq_sm90.hip ] && lean=1
+log "nvcc (exp: ${exp:-no}, lean: ${lean:-no})"
 bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvA.txt 2> "$r/nvcc.txt" &
 [ -n "$exp" ] && bash bench/nvcc-split.sh .exp/mmvq_sm90.hip 8 /tmp/nvE > /tmp/nvE.txt 2>> "$r/nvcc.txt" &
+[ -n "$lean" ] && bash bench/nvcc-split.sh .lean/mmvq_sm90.hip 8 /tmp/nvL > /tmp/nvL.txt 2>> "$r/nvcc.txt" &
 wait
-A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null)
+A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null); L=$(cat /tmp/nvL.txt 2>/dev/null)
 [ -n "$A" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
 verifyvariants "$A" "" $(q4ktiles mms128 mms192 mms256)
-if [ -n "$E" ]; then
-  for f in /tmp/nvE/*.cubin; do cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[cs]128" | paste - - | sed -E 's/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/\1 \2 \3 \4/'; done | tee "$r/resources-exp.txt"
-  GEN=.exp/gen-mmc verifyvariants "$E" exp $(q4ktiles mmc128)
-fi
+# registers of the t4/t8 mms128, mma128 (and mmc128) kernels of each build
+for b in A:nv E:nvE L:nvL; do
+  for f in /tmp/${b#*:}/*.cubin; do [ -e "$f" ] || continue; cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[acs]128" | paste - - | sed -E "s/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/${b%%:*} \\1 \\2 \\3 \\4/"; done
+done | tee "$r/resources.txt"
+[ -n "$E" ] && GEN=.exp/gen-mmc verifyvariants "$E" exp $(q4ktiles mmc128)
+[ -n "$L" ] && verifyvariants "$L" lean $(q4ktiles mms128)
 sed 's/^tokens: .*/tokens: [1, 2, 3, 4, 5, 6, 7, 8]/' bench/mmvq-shapes-target.yaml > /tmp/st.yaml
 c=$(left); [ "$c" -gt 120 ] && c=120
 PYTHONUNBUFFERED=1 timeout "$c" python3 bench/cublas.py /tmp/st.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
 log "cublas exit $?: $(tail -n 1 "$r/cublas.txt")"
-if [ -n "$E" ]; then
+if [ -n "$E$L" ]; then
   sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
-  for run in A:mms128 E:mmc128 A2:mms128 E2:mmc128; do
+  for run in A:mms128 E:mmc128 L:mms128 A2:mms128 E2:mmc128 L2:mms128; do
     side=${run%%:*} t=${run#*:} g=bin/gen mod=$A
-    case $side in E*) g=.exp/gen-mmc mod=$E ;; esac
+    case $side in E*) [ -n "$E" ] || continue; g=.exp/gen-mmc mod=$E ;; L*) [ -n "$L" ] || continue; mod=$L ;; esac
     KGEN_FORCE=mmvq:tile=$t timeout 100 $g bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/ab-$side-$t.json" > "$r/ab-$side-$t.txt" 2>&1
     log "$run exit $?"
   done
