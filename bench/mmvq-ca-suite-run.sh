@@ -17,24 +17,31 @@
 #      Q4_K target shapes at tokens 1..8
 #   4. (exp, lean) forced mms128 (main) / mmc128 (exp) / mms128 (lean) on
 #      the target shapes at 3, 4, 5, 8 tokens, A E L A E L
+#   4b. (pdl) when .pdl/ is carried (branch exp/pdl: mmvq_sm90.hip,
+#      kgen_hip.h, gen-pdl.xz): programmatic dependent launches, forced sw32
+#      at 1 token and mms128 at 8 on the target shapes: main graph-timed (A),
+#      the pdl build graph-timed (P0: its L2 ask and wait, no overlap) and
+#      with --launch pdl (P), A P0 P A P0 P
 #   5. ncu of mms128 at 8 tokens (one layer)
 #   6. the CUDA Q4_K suite (every candidate) on the ten models of
 #      bench/select-shapes.yaml at tokens 1..8, so the keys can be refitted
 #      and scored leaving one model out on one call's timings
-# Needs bin/gen.xz and .gl carried (.exp, .lean when there). Results in $OUT/r.tgz.
-for x in bin/*.xz .exp/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .exp/gen-mmc 2>/dev/null
+# Needs bin/gen.xz and .gl carried (.exp, .lean, .pdl when there). Results in $OUT/r.tgz.
+for x in bin/*.xz .exp/*.xz .pdl/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .exp/gen-mmc .pdl/gen-pdl 2>/dev/null
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
 exp=; [ -e .exp/gen-mmc ] && exp=1
 lean=; [ -e .lean/mmvq_sm90.hip ] && lean=1
-log "nvcc (exp: ${exp:-no}, lean: ${lean:-no})"
+pdl=; [ -e .pdl/gen-pdl ] && pdl=1
+log "nvcc (exp: ${exp:-no}, lean: ${lean:-no}, pdl: ${pdl:-no})"
 bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvA.txt 2> "$r/nvcc.txt" &
 [ -n "$exp" ] && bash bench/nvcc-split.sh .exp/mmvq_sm90.hip 8 /tmp/nvE > /tmp/nvE.txt 2>> "$r/nvcc.txt" &
 [ -n "$lean" ] && bash bench/nvcc-split.sh .lean/mmvq_sm90.hip 8 /tmp/nvL > /tmp/nvL.txt 2>> "$r/nvcc.txt" &
+[ -n "$pdl" ] && bash bench/nvcc-split.sh .pdl/mmvq_sm90.hip 8 /tmp/nvP > /tmp/nvP.txt 2>> "$r/nvcc.txt" &
 wait
-A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null); L=$(cat /tmp/nvL.txt 2>/dev/null)
+A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null); L=$(cat /tmp/nvL.txt 2>/dev/null); P=$(cat /tmp/nvP.txt 2>/dev/null)
 [ -n "$A" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
 verifyvariants "$A" "" $(q4ktiles mms128 mms192 mms256)
@@ -44,6 +51,7 @@ for b in A:nv E:nvE L:nvL; do
 done | tee "$r/resources.txt"
 [ -n "$E" ] && GEN=.exp/gen-mmc verifyvariants "$E" exp $(q4ktiles mmc128)
 [ -n "$L" ] && verifyvariants "$L" lean $(q4ktiles mms128)
+[ -n "$P" ] && GEN=.pdl/gen-pdl verifyvariants "$P" pdl $(q4ktiles mms128) mmvq_q4_k_r2_t1_sw32 mmvq_q4_k_r4_t2_sw32 mmvq_q6_k_r4_t4_wg128 mmvq_q8_0_r1_t1_wg256
 sed 's/^tokens: .*/tokens: [1, 2, 3, 4, 5, 6, 7, 8]/' bench/mmvq-shapes-target.yaml > /tmp/st.yaml
 c=$(left); [ "$c" -gt 120 ] && c=120
 PYTHONUNBUFFERED=1 timeout "$c" python3 bench/cublas.py /tmp/st.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
@@ -55,6 +63,18 @@ if [ -n "$E$L" ]; then
     case $side in E*) [ -n "$E" ] || continue; g=.exp/gen-mmc mod=$E ;; L*) [ -n "$L" ] || continue; mod=$L ;; esac
     KGEN_FORCE=mmvq:tile=$t timeout 100 $g bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/ab-$side-$t.json" > "$r/ab-$side-$t.txt" 2>&1
     log "$run exit $?"
+  done
+fi
+if [ -n "$P" ]; then
+  for tk in 1:sw32 8:mms128; do
+    sed "s/^tokens: .*/tokens: [${tk%%:*}]/" bench/mmvq-shapes-target.yaml > /tmp/sp.yaml
+    for side in A P0 P A2 P02 P2; do
+      g=.pdl/gen-pdl mod=$P l=graph
+      case $side in A*) g=bin/gen mod=$A ;; P0*) ;; P*) l=pdl ;; esac
+      KGEN_FORCE=mmvq:tile=${tk#*:} timeout 60 $g bench --backend cuda --family mmvq --module "$mod" --launch $l --reps 20 --dtypes q4_k --shapes /tmp/sp.yaml \
+        --out "$r/pdl-$side-t${tk%%:*}.json" > "$r/pdl-$side-t${tk%%:*}.txt" 2>&1
+      log "pdl $side t${tk%%:*} exit $?"
+    done
   done
 fi
 # ncu of mms128 (.ca) at 8 tokens on llama-3.1-8b gate_up: what holds it now
