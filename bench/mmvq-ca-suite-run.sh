@@ -22,12 +22,16 @@
 #      at 1 token and mms128 at 8 on the target shapes: main graph-timed (A),
 #      the pdl build graph-timed (P0: its L2 ask and wait, no overlap) and
 #      with --launch pdl (P), A P0 P A P0 P
+#   4c. (mmsk) when .mmsk/ is carried (branch exp/mmsk: mmvq_sm90.hip,
+#      kgen_hip.h, gen-mmsk.xz): mms128 split-K over 2 and 3 workgroups a
+#      tile (mms128k2, mms128k3) against mms128, forced, on the target
+#      shapes at 3, 4, 5, 8 tokens, M K2 K3 M K2 K3
 #   5. ncu of mms128 at 8 tokens (one layer)
 #   6. the CUDA Q4_K suite (every candidate) on the ten models of
 #      bench/select-shapes.yaml at tokens 1..8, so the keys can be refitted
 #      and scored leaving one model out on one call's timings
-# Needs bin/gen.xz and .gl carried (.exp, .lean, .pdl when there). Results in $OUT/r.tgz.
-for x in bin/*.xz .exp/*.xz .pdl/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .exp/gen-mmc .pdl/gen-pdl 2>/dev/null
+# Needs bin/gen.xz and .gl carried (.exp, .lean, .pdl, .mmsk when there). Results in $OUT/r.tgz.
+for x in bin/*.xz .exp/*.xz .pdl/*.xz .mmsk/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .exp/gen-mmc .pdl/gen-pdl .mmsk/gen-mmsk 2>/dev/null
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
@@ -35,22 +39,26 @@ begin
 exp=; [ -e .exp/gen-mmc ] && exp=1
 lean=; [ -e .lean/mmvq_sm90.hip ] && lean=1
 pdl=; [ -e .pdl/gen-pdl ] && pdl=1
-log "nvcc (exp: ${exp:-no}, lean: ${lean:-no}, pdl: ${pdl:-no})"
+mmsk=; [ -e .mmsk/gen-mmsk ] && mmsk=1
+log "nvcc (exp: ${exp:-no}, lean: ${lean:-no}, pdl: ${pdl:-no}, mmsk: ${mmsk:-no})"
 bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvA.txt 2> "$r/nvcc.txt" &
 [ -n "$exp" ] && bash bench/nvcc-split.sh .exp/mmvq_sm90.hip 8 /tmp/nvE > /tmp/nvE.txt 2>> "$r/nvcc.txt" &
 [ -n "$lean" ] && bash bench/nvcc-split.sh .lean/mmvq_sm90.hip 8 /tmp/nvL > /tmp/nvL.txt 2>> "$r/nvcc.txt" &
 [ -n "$pdl" ] && bash bench/nvcc-split.sh .pdl/mmvq_sm90.hip 8 /tmp/nvP > /tmp/nvP.txt 2>> "$r/nvcc.txt" &
+[ -n "$mmsk" ] && bash bench/nvcc-split.sh .mmsk/mmvq_sm90.hip 8 /tmp/nvK > /tmp/nvK.txt 2>> "$r/nvcc.txt" &
 wait
 A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null); L=$(cat /tmp/nvL.txt 2>/dev/null); P=$(cat /tmp/nvP.txt 2>/dev/null)
+K=$(cat /tmp/nvK.txt 2>/dev/null)
 [ -n "$A" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
 verifyvariants "$A" "" $(q4ktiles mms128 mms192 mms256)
 # registers of the t4/t8 mms128, mma128 (and mmc128) kernels of each build
-for b in A:nv E:nvE L:nvL; do
+for b in A:nv E:nvE L:nvL K:nvK; do
   for f in /tmp/${b#*:}/*.cubin; do [ -e "$f" ] || continue; cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[acs]128" | paste - - | sed -E "s/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/${b%%:*} \\1 \\2 \\3 \\4/"; done
 done | tee "$r/resources.txt"
 [ -n "$E" ] && GEN=.exp/gen-mmc verifyvariants "$E" exp $(q4ktiles mmc128)
 [ -n "$L" ] && verifyvariants "$L" lean $(q4ktiles mms128)
+[ -n "$K" ] && GEN=.mmsk/gen-mmsk verifyvariants "$K" mmsk $(q4ktiles mms128k2 mms128k3)
 [ -n "$P" ] && GEN=.pdl/gen-pdl verifyvariants "$P" pdl $(q4ktiles mms128) mmvq_q4_k_r2_t1_sw32 mmvq_q4_k_r4_t2_sw32 mmvq_q6_k_r4_t4_wg128 mmvq_q8_0_r1_t1_wg256
 sed 's/^tokens: .*/tokens: [1, 2, 3, 4, 5, 6, 7, 8]/' bench/mmvq-shapes-target.yaml > /tmp/st.yaml
 c=$(left); [ "$c" -gt 120 ] && c=120
@@ -75,6 +83,14 @@ if [ -n "$P" ]; then
         --out "$r/pdl-$side-t${tk%%:*}.json" > "$r/pdl-$side-t${tk%%:*}.txt" 2>&1
       log "pdl $side t${tk%%:*} exit $?"
     done
+  done
+fi
+if [ -n "$K" ]; then
+  sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
+  for run in M:mms128 K2:mms128k2 K3:mms128k3 M2:mms128 K22:mms128k2 K32:mms128k3; do
+    KGEN_FORCE=mmvq:tile=${run#*:} timeout 100 .mmsk/gen-mmsk bench --backend cuda --family mmvq --module "$K" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml \
+      --out "$r/mmsk-${run%%:*}.json" > "$r/mmsk-${run%%:*}.txt" 2>&1
+    log "mmsk $run exit $?"
   done
 fi
 # ncu of mms128 (.ca) at 8 tokens on llama-3.1-8b gate_up: what holds it now
