@@ -11,7 +11,7 @@
 #      When .lean/ is carried (mmvq_sm90.hip and kgen_hip.h of branch
 #      exp/lean: mma_q4k fetching each sub-block's activations and scales
 #      in its loop), that source too: the same variant names, so bin/gen
-#   2. CUDA verify of the mms variants (and mmc128's, lean mms128's); the
+#   2. CUDA verify of the variants the A/Bs time (main: one of each mms); the
 #      registers of the mms128/mmc128 kernels of each build
 #   3. bf16 cuBLAS graph-timed with same-size reads of the Q4_K bytes on the
 #      Q4_K target shapes at tokens 1..8
@@ -51,17 +51,19 @@ A=$(cat /tmp/nvA.txt); E=$(cat /tmp/nvE.txt 2>/dev/null); L=$(cat /tmp/nvL.txt 2
 K=$(cat /tmp/nvK.txt 2>/dev/null)
 [ -n "$A" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
-verifyvariants "$A" "" $(q4ktiles mms128 mms192 mms256)
+# (main's mms variants are the code run 06ca verified, 12 of 12: one each
+# here; of the experiments, the variants the A/Bs time)
+verifyvariants "$A" "" mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t4_mms256
 # registers of the t4/t8 mms128, mma128 (and mmc128) kernels of each build
 for b in A:nv E:nvE L:nvL K:nvK; do
   for f in /tmp/${b#*:}/*.cubin; do [ -e "$f" ] || continue; cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[acs]128" | paste - - | sed -E "s/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/${b%%:*} \\1 \\2 \\3 \\4/"; done
 done | tee "$r/resources.txt"
-[ -n "$E" ] && GEN=.exp/gen-mmc verifyvariants "$E" exp $(q4ktiles mmc128)
-[ -n "$L" ] && verifyvariants "$L" lean $(q4ktiles mms128)
-[ -n "$K" ] && GEN=.mmsk/gen-mmsk verifyvariants "$K" mmsk $(q4ktiles mms128k2 mms128k3)
-[ -n "$P" ] && GEN=.pdl/gen-pdl verifyvariants "$P" pdl $(q4ktiles mms128) mmvq_q4_k_r2_t1_sw32 mmvq_q4_k_r4_t2_sw32 mmvq_q6_k_r4_t4_wg128 mmvq_q8_0_r1_t1_wg256
+[ -n "$E" ] && GEN=.exp/gen-mmc verifyvariants "$E" exp mmvq_q4_k_r16_t4_mmc128 mmvq_q4_k_r16_t8_mmc128
+[ -n "$L" ] && verifyvariants "$L" lean mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128
+[ -n "$K" ] && GEN=.mmsk/gen-mmsk verifyvariants "$K" mmsk mmvq_q4_k_r16_t4_mms128k2 mmvq_q4_k_r16_t8_mms128k2 mmvq_q4_k_r16_t4_mms128k3 mmvq_q4_k_r16_t8_mms128k3
+[ -n "$P" ] && GEN=.pdl/gen-pdl verifyvariants "$P" pdl mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r2_t1_sw32 mmvq_q4_k_r4_t1_sw32 mmvq_q6_k_r4_t4_wg128
 sed 's/^tokens: .*/tokens: [1, 2, 3, 4, 5, 6, 7, 8]/' bench/mmvq-shapes-target.yaml > /tmp/st.yaml
-c=$(left); [ "$c" -gt 120 ] && c=120
+c=$(left); [ "$c" -gt 100 ] && c=100
 PYTHONUNBUFFERED=1 timeout "$c" python3 bench/cublas.py /tmp/st.yaml "$r/cublas.json" bf16 q4_k > "$r/cublas.txt" 2>&1
 log "cublas exit $?: $(tail -n 1 "$r/cublas.txt")"
 if [ -n "$E$L" ]; then
