@@ -18150,7 +18150,7 @@ var Archs = []table.Arch{
 			Value: int64(2048),
 		}, {
 			Name:  "mq_mms_hi",
-			Value: int64(100000),
+			Value: int64(141000),
 		}, {
 			Name:  "mq_mms_lo",
 			Value: int64(2048),
@@ -18189,7 +18189,7 @@ var Archs = []table.Arch{
 			Value: int64(5120),
 		}, {
 			Name:  "mq_sp8_klo",
-			Value: int64(4096),
+			Value: int64(4465),
 		}, {
 			Name:  "mq_sp8_n",
 			Value: int64(8192),
@@ -18207,7 +18207,7 @@ var Archs = []table.Arch{
 			Value: int64(4096),
 		}, {
 			Name:  "mq_st4_m2_k",
-			Value: int64(16384),
+			Value: int64(13768),
 		}, {
 			Name:  "mq_st4_m2_n",
 			Value: int64(4096),
@@ -18219,7 +18219,7 @@ var Archs = []table.Arch{
 			Value: int64(2048),
 		}, {
 			Name:  "mq_st_n",
-			Value: int64(4096),
+			Value: int64(2048),
 		}, {
 			Name:  "mq_sw_k",
 			Value: int64(4096),

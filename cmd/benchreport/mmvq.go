@@ -239,7 +239,11 @@ func mmvqSuite(md *strings.Builder, f mmvqFile, sr suiteRun, chart string) error
 			default:
 				m8 = append(m8, c/r.TunedUS)
 			}
-			fmt.Fprintf(md, "| %s %s | %dx%d | %d | %s | %.1f | %.1f | %.1f | %.2f | %.0f%% |", r.Model, r.Layer, r.N, r.K, r.M, r.Tuned, r.TunedUS, r.PairUS, c, c/r.TunedUS, pct)
+			pairUS := "-" // a suite timed without --pair
+			if r.PairUS > 0 {
+				pairUS = fmt.Sprintf("%.1f", r.PairUS)
+			}
+			fmt.Fprintf(md, "| %s %s | %dx%d | %d | %s | %.1f | %s | %.1f | %.2f | %.0f%% |", r.Model, r.Layer, r.N, r.K, r.M, r.Tuned, r.TunedUS, pairUS, c, c/r.TunedUS, pct)
 			switch {
 			case !reads:
 			case rd > 0:
@@ -250,7 +254,11 @@ func mmvqSuite(md *strings.Builder, f mmvqFile, sr suiteRun, chart string) error
 			md.WriteString("\n")
 			if c > 0 && big && r.Dtype == "q4_k" {
 				labels = append(labels, fmt.Sprintf("%s %s m%d", short(r.Model), r.Layer, r.M))
-				alone, pair = append(alone, c/r.TunedUS), append(pair, c/r.PairUS)
+				pr := 0.0
+				if r.PairUS > 0 {
+					pr = c / r.PairUS
+				}
+				alone, pair = append(alone, c/r.TunedUS), append(pair, pr)
 			}
 		}
 		on := offTarget(", measured on the %s, not the %s the targets name", f.Device)
