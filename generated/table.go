@@ -18307,7 +18307,7 @@ var Archs = []table.Arch{
 				Why:  "tensor cores from 5 tokens, at 3-4 above 2048 rows (Q4_K) or on 16+ rows (Q6_K; a 16-row tile on 8 is half idle), at 2 on 100k-row LM heads (Q6_K; Q4_K: K <= 1024)",
 			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi || n <= mq_mms256_n && m >= mq_mms256_m)) + ((tile == \"mms256\") != (n <= mq_mms256_n && m >= mq_mms256_m)) + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
-				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: 1.11-1.61x behind on 100k+-row LM heads and 1024-row layers; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120 at 3-8 tokens",
+				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: behind on 1024-row layers; 07a (.ca): ahead on LM heads to 141k rows; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120 at 3-8 tokens",
 			}, {
 				Expr: "(layout != \"mma\") * (layout != \"stream\") + (layout == \"splitk\")",
 				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2); split-K last (H100 05o: 1.7x behind a 256-lane workgroup)",
