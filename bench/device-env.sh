@@ -69,6 +69,18 @@ q4ktiles() {
   local t k
   for t in "$@"; do for k in 1 2 4 8; do echo "mmvq_q4_k_r16_t${k}_$t"; done; done
 }
+# regs LABEL REGEX CUBIN...: "LABEL kernel REG:n STACK:n SHARED:n" for each
+# kernel matching REGEX in the cubins (cuobjdump's resource usage; no
+# group separators, which would shift the name/usage line pairs).
+regs() {
+  local label=$1 re=$2 f
+  shift 2
+  for f in "$@"; do
+    [ -e "$f" ] || continue
+    cuobjdump --dump-resource-usage "$f" 2>/dev/null | grep --no-group-separator -A1 "$re" | paste - - |
+      sed -E "s/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/$label \\1 \\2 \\3 \\4/"
+  done
+}
 # verifyvariants MODULES LABEL VARIANT...: CUDA `gen verify` (GEN, default
 # bin/gen) of each sm90 variant over MODULES, one summary line each
 # (prefixed LABEL) into verify-cuda.txt and the log.

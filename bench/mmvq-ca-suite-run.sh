@@ -55,9 +55,7 @@ log "nvcc done"
 # here; of the experiments, the variants the A/Bs time)
 verifyvariants "$A" "" mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mms192 mmvq_q4_k_r16_t4_mms256
 # registers of the t4/t8 mms128, mma128 (and mmc128) kernels of each build
-for b in A:nv E:nvE L:nvL K:nvK; do
-  for f in /tmp/${b#*:}/*.cubin; do [ -e "$f" ] || continue; cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[acs]128" | paste - - | sed -E "s/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/${b%%:*} \\1 \\2 \\3 \\4/"; done
-done | tee "$r/resources.txt"
+for b in A:nv E:nvE L:nvL K:nvK; do regs "${b%%:*}" "_t[48]_mm[acs]128" /tmp/${b#*:}/*.cubin; done | tee "$r/resources.txt"
 [ -n "$E" ] && GEN=.exp/gen-mmc verifyvariants "$E" exp mmvq_q4_k_r16_t4_mmc128 mmvq_q4_k_r16_t8_mmc128
 [ -n "$L" ] && verifyvariants "$L" lean mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128
 [ -n "$K" ] && GEN=.mmsk/gen-mmsk verifyvariants "$K" mmsk mmvq_q4_k_r16_t4_mms128k2 mmvq_q4_k_r16_t8_mms128k2 mmvq_q4_k_r16_t4_mms128k3 mmvq_q4_k_r16_t8_mms128k3

@@ -21,7 +21,7 @@ log "nvcc"
 M=$(bash bench/nvcc-split.sh .mml/mmvq_sm90.hip 12 /tmp/nvM 2> "$r/nvcc.txt")
 [ -n "$M" ] || { log "nvcc failed"; exit 1; }
 log "nvcc done"
-for f in /tmp/nvM/*.cubin; do cuobjdump --dump-resource-usage $f 2>/dev/null | grep -A1 "_t[48]_mm[sl]128" | paste - - | sed -E 's/.*Function (mmvq_[a-z0-9_]*).*(REG:[0-9]+) (STACK:[0-9]+) (SHARED:[0-9]+).*/\1 \2 \3 \4/'; done | tee "$r/resources.txt"
+regs mml "_t[48]_mm[sl]128" /tmp/nvM/*.cubin | tee "$r/resources.txt"
 GEN=.mml/gen-mml verifyvariants "$M" mml $(q4ktiles mml128)
 sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
 timeout "$(left)" .mml/gen-mml bench --backend cuda --family mmvq --module "$M" --reps 10 --dtypes q4_k \
