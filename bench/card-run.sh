@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# One device call that does the most useful work for the card it gets (a
+# call for either kind may land on an H100 or an H200):
+#   H200: issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on
+#         both backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suite)
+#   other: bench/mmvq-mml-run.sh (mml128 beside mms128 on the Q4_K suite)
+# Needs bin/gen.xz, .gl, .peers and .mml carried.
+for x in bin/*.xz .mml/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .mml/gen-mml 2>/dev/null
+card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+echo "card: $card"
+case "$card" in
+  *H200*) exec bash bench/mmvq-issue11-run.sh ;;
+  *) exec bash bench/mmvq-mml-run.sh ;;
+esac
