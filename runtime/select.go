@@ -370,6 +370,16 @@ func preferRules(fam *table.Family, arch string) []table.Rule {
 // ModelKeys returns the indices, among PreferRules(arch, family), of the
 // keys that use the arch's model constants (predicted times).
 func ModelKeys(arch, family string) []int {
+	c := compiledKeys(arch, family)
+	if c == nil {
+		return nil
+	}
+	return append([]int(nil), c.modelKeys...)
+}
+
+// compiledKeys is the family's compiled rules for arch, nil where either is
+// unknown or the rules do not compile (Select reports those).
+func compiledKeys(arch, family string) *compiled {
 	fam, err := familyRules(family)
 	if err != nil {
 		return nil
@@ -378,7 +388,7 @@ func ModelKeys(arch, family string) []int {
 	if err != nil {
 		return nil
 	}
-	return append([]int(nil), c.modelKeys...)
+	return c
 }
 
 // setLet binds a let (or grid_x); at most 12 per contract.
@@ -677,12 +687,8 @@ func keyLabels(arch, family string, rs []table.Rule) []string {
 // ns: formulas over maxQuotedModelKey bytes. The shorter ones compare an
 // op with fitted thresholds (sm90's mmvq keys) and are read as rules.
 func TimeKeys(arch, family string) []int {
-	fam, err := familyRules(family)
-	if err != nil {
-		return nil
-	}
-	c, err := rulesFor(fam, arch)
-	if err != nil {
+	c := compiledKeys(arch, family)
+	if c == nil {
 		return nil
 	}
 	return append([]int(nil), c.timeKeys...)
