@@ -3,10 +3,11 @@
 # call for either kind may land on an H100 or an H200):
 #   H200: issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on
 #         both backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suite)
-#   other: bench/mmvq-mml-run.sh (mml128 beside mms128 on the Q4_K suite)
+#   other: bench/mmvq-mmp-run.sh (the persistent mmp128 beside the other
+#         candidates on the Q4_K suite)
 # Needs bin/gen.xz, .gl, .peers (test-backend-ops.xz: xz -9 of ../shared's
-# binary) and .mml carried.
-for x in bin/*.xz .mml/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* .mml/gen-mml 2>/dev/null
+# binary) and .mmp carried.
+for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* 2>/dev/null
 # ggml's test-backend-ops travels xz-compressed (.peers' gzip is 17 MB, over
 # the carry limit beside the tracked tree); run.sh uses this path when there
 t=.peers/ggml-vulkan/test-backend-ops.xz
@@ -15,5 +16,5 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "card: $card"
 case "$card" in
   *H200*) exec bash bench/mmvq-issue11-run.sh ;;
-  *) exec bash bench/mmvq-mml-run.sh ;;
+  *) exec bash bench/mmvq-mmp-run.sh ;;
 esac
