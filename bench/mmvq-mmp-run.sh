@@ -9,7 +9,7 @@
 #      (t4, t8) and mms128 t8 (the control)
 #   3. the Q4_K suite of the ten models of bench/select-shapes.yaml at 3..8
 #      tokens, every candidate graph-timed (mmp128 where tokens x K <= 32768)
-#   4. compute-sanitizer memcheck of mmp128 t8, then cuBLAS bf16 and the
+#   4. (before 3) compute-sanitizer memcheck of both mmp128; then cuBLAS bf16 and the
 #      Q4_K suite on issue 11's shapes (bench/mmvq-shapes.yaml) while
 #      DEADLINE allows
 # Needs .mmp carried (and .gl for the loader). Results in $OUT/r.tgz.
@@ -24,12 +24,16 @@ M=$(bash bench/nvcc-split.sh .mmp/mmvq_sm90.hip 12 /tmp/nvP 2> "$r/nvcc.txt")
 log "nvcc done"
 regs mmp "_t[48]_mm[sp]128" /tmp/nvP/*.cubin | tee "$r/resources.txt"
 GEN=.mmp/gen-mmp verifyvariants "$M" mmp mmvq_q4_k_r16_t4_mmp128 mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t8_mms128
+for v in mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mmp128; do
+  timeout 60 compute-sanitizer --tool memcheck --print-limit 3 .mmp/gen-mmp verify --backend cuda --arch sm90 \
+    --module "$M" --variant $v > "$r/memcheck-$v.txt" 2>&1
+  log "memcheck $v: $(grep -c 'Invalid' "$r/memcheck-$v.txt") invalid-access records; $(grep 'ERROR SUMMARY' "$r/memcheck-$v.txt" | head -1)"
+  grep -m 12 -E 'Invalid|at .*0x|by thread|Address|mmvq_' "$r/memcheck-$v.txt" | head -12 | tee -a "$r/log.txt"
+done
 sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
 timeout "$(left)" .mmp/gen-mmp bench --backend cuda --family mmvq --module "$M" --reps 10 --dtypes q4_k \
   --shapes /tmp/sel.yaml --out "$r/mmvq-mmp-cuda-q4_k.json" > "$r/mmvq-mmp-cuda-q4_k.txt" 2>&1
 log "suite exit $? ($(grep -c heuristic "$r/mmvq-mmp-cuda-q4_k.txt") cases)"
-[ "$(left)" -gt 40 ] && timeout 60 compute-sanitizer --tool memcheck --print-limit 5 .mmp/gen-mmp verify --backend cuda --arch sm90 \
-  --module "$M" --variant mmvq_q4_k_r16_t8_mmp128 2>&1 | tail -n 4 | tee "$r/memcheck.txt" | tee -a "$r/log.txt"
 if [ "$(left)" -gt 120 ]; then
   log "cublas"
   cublas bench/mmvq-shapes.yaml
