@@ -729,7 +729,7 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     xds[blk][t / 2][2 + t % 2] = (float)sum;
   }
   kg_sync();
-  const uint32_t* xb = &xq[g][2 * q];  // token g, quants 8q..8q+7 of a block
+  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);        // tokens 2q, 2q + 1 (past TOK: never stored)
   auto load = [&](MmaW& s, int tile, int b) {
     const int row0 = tile * 16;
