@@ -714,11 +714,14 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const int tiles = (N + 15) / 16, G = kg_nbid_x();
   if (kg_bid_x() >= tiles) return;
   // X into LDS, a Q8_1 block a lane at a time; tokens past T as zeros
+  const int TX = min(T, TOK);
   for (int i = tid; i < TOK * XB; i += WG) {
     const int t = i / XB, blk = i % XB;
-    uint32_t v[9];
+    uint32_t v[9] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+    if (i < TX * XB) {
 #pragma unroll
-    for (int w = 0; w < 9; ++w) v[w] = t < T ? ((const uint32_t*)X)[((size_t)t * XB + blk) * 9 + w] : 0u;
+      for (int w = 0; w < 9; ++w) v[w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+    }
     int sum = 0;
 #pragma unroll
     for (int w = 0; w < 8; ++w) {

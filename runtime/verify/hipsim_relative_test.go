@@ -322,9 +322,13 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 					t.Fatal(err)
 				}
 				bin := filepath.Join(d, "sim")
-				cmd := exec.Command(clang, "-x", "c++", "-std=c++17", "-O1", "-ffp-contract=off", "-fno-exceptions", "-fno-rtti",
+				args := []string{"-x", "c++", "-std=c++17", "-O1", "-ffp-contract=off", "-fno-exceptions", "-fno-rtti",
 					"-nostdlib++", "-DKGEN_CPU_SIM", "-I", d, "-I", filepath.Join(root, "generated", "hip"), "-I", testdata,
-					"-o", bin, filepath.Join(d, "driver.cpp"))
+					"-o", bin, filepath.Join(d, "driver.cpp")}
+				// KGEN_SIM_FLAGS: extra compiler flags, e.g. -fsanitize=address
+				// to catch a kernel's out-of-bounds LDS (static arrays here)
+				args = append(args, strings.Fields(os.Getenv("KGEN_SIM_FLAGS"))...)
+				cmd := exec.Command(clang, args...)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("compile the CPU simulation of %s: %v\n%s", base, err, out)
 				}
