@@ -713,33 +713,52 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const int NB = K / 256, XB = K / 32;
   const int tiles = (N + 15) / 16, G = kg_nbid_x();
   if (kg_bid_x() >= tiles) return;
-  // X into LDS, a Q8_1 block a lane at a time; tokens past T as zeros
-  const int TX = min(T, TOK);
-  for (int i = tid; i < TOK * XB; i += WG) {
-    const int t = i / XB, blk = i % XB;
-    uint32_t v[9] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
-    if (i < TX * XB) {
-#pragma unroll
-      for (int w = 0; w < 9; ++w) v[w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
-    }
-    int sum = 0;
-#pragma unroll
-    for (int w = 0; w < 8; ++w) {
-      xq[t][8 * blk + w] = v[w + 1];
-      sum = dot4(v[w + 1], 0x01010101u, sum);
-    }
-    xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[0] & 0xFFFFu);
-    xds[blk][t / 2][2 + t % 2] = (float)sum;
-  }
-  kg_sync();
-  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
-  const int p = min(q, NP - 1);        // tokens 2q, 2q + 1 (past TOK: never stored)
   auto load = [&](MmaW& s, int tile, int b) {
     const int row0 = tile * 16;
     const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
     const uint8_t* w1 = W + ((size_t)min(row0 + 8 + g, N - 1) * NB + b) * 144;
     mma_loadw(s, w0, w1, q);
   };
+  // the walk: (tile, b) in order, b = warp, warp + NW, ... then the next
+  // tile; its first weights in flight while X is decoded
+  int tile = kg_bid_x(), b = warp;
+  MmaW s0, s1;
+  if (warp < NB) load(s0, tile, b);
+  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
+  // each, all loads issued before the first is used); tokens past T as
+  // zeros
+  {
+    constexpr int IT = TOK * KMAX / 32 / WG;
+    const int TXB = min(T, TOK) * XB;
+    uint32_t v[IT][9];
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG;
+#pragma unroll
+      for (int w = 0; w < 9; ++w) v[k][w] = 0u;
+      if (i < TXB) {
+#pragma unroll
+        for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG, t = i / XB, blk = i % XB;
+      if (i < TOK * XB) {
+        int sum = 0;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+          xq[t][8 * blk + w] = v[k][w + 1];
+          sum = dot4(v[k][w + 1], 0x01010101u, sum);
+        }
+        xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
+        xds[blk][t / 2][2 + t % 2] = (float)sum;
+      }
+    }
+  }
+  kg_sync();
+  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
+  const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
   auto compute = [&](float (&acc)[4], const MmaW& s, int b) {
     float dsc[2][8], dm[2][8];
     mma_scales(dsc, dm, s);
@@ -761,13 +780,9 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     for (int i = 0; i < 4; ++i) acc[i] = 0.0f;
   };
   if (warp >= NB) {  // no superblocks for this warp (K < 256 NW): its zeros
-    for (int tile = kg_bid_x(); tile < tiles; tile += G) store(tile);
+    for (; tile < tiles; tile += G) store(tile);
     return;
   }
-  // the walk: (tile, b) in order, b = warp, warp + NW, ... then the next tile
-  int tile = kg_bid_x(), b = warp;
-  MmaW s0, s1;
-  load(s0, tile, b);
   // one step: the next item's loads into nxt, compute cur, the tile's
   // sums at its end; false after the last tile
   auto step = [&](const MmaW& cur, MmaW& nxt) {
