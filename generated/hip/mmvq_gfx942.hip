@@ -380,12 +380,9 @@ KG_DEVICE void mma_loadx(MmaX& s, const uint32_t* __restrict__ xb, const uint32_
     s.d[j][1] = TOK > 1 ? xd1[o] : 0u;
   }
 }
-template <int TOK>
-KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
-  constexpr int MAGIC = 0x4B400000;
-  // d * scale and dmin * min of the 8 sub-blocks of rows g, g + 8 (exact:
-  // 11 x 6 bits; (2^23 + s) * d - 2^23 * d in one rounding).
-  float dsc[2][8], dm[2][8];
+// d * scale and dmin * min of the 8 sub-blocks of rows g, g + 8 (exact:
+// 11 x 6 bits; (2^23 + s) * d - 2^23 * d in one rounding).
+KG_DEVICE void mma_scales(float (&dsc)[2][8], float (&dm)[2][8], const MmaW& s) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const float d = kg_f16_to_f32(s.h[h][0] & 0xFFFFu), dmin = kg_f16_to_f32(s.h[h][0] >> 16);
@@ -399,21 +396,38 @@ KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
       dm[h][j] = kg_fmaf(u8_magic(mn[j / 4], j % 4), dmin, ndmin);
     }
   }
+}
+// Sub-block j of one superblock: its weights' MMA with B (b0, b1) and
+// the f32 terms, given the Q8_1 blocks' d (dx) and quant sums (fs) of
+// tokens 2q, 2q + 1.
+template <int TOK>
+KG_DEVICE void mma_q4k_sub(float (&acc)[4], const MmaW& s, int j, uint32_t b0, uint32_t b1, const float (&dsc)[2][8],
+                           const float (&dm)[2][8], const float (&dx)[2], const float (&fs)[2]) {
+  constexpr int MAGIC = 0x4B400000;
+  const int c = j / 2, sh = 4 * (j % 2);
+  int D[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
+  kg_mma_s8_16x8x32<TOK>(D, (s.qs[0][c][0] >> sh) & 0x0F0F0F0Fu, (s.qs[1][c][0] >> sh) & 0x0F0F0F0Fu,
+                         (s.qs[0][c][1] >> sh) & 0x0F0F0F0Fu, (s.qs[1][c][1] >> sh) & 0x0F0F0F0Fu, b0, b1);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int h = i / 2, t = i % 2;
+    if (TOK == 1 && t == 1) continue;
+    acc[i] += dx[t] * (dsc[h][j] * mma_f32(D[i]) - dm[h][j] * fs[t]);
+  }
+}
+template <int TOK>
+KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
+  constexpr int MAGIC = 0x4B400000;
+  float dsc[2][8], dm[2][8];
+  mma_scales(dsc, dm, s);
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
-    const int c = j / 2, sh = 4 * (j % 2);
-    int D[4] = {MAGIC, MAGIC, MAGIC, MAGIC}, S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
-    kg_mma_s8_16x8x32<TOK>(D, (s.qs[0][c][0] >> sh) & 0x0F0F0F0Fu, (s.qs[1][c][0] >> sh) & 0x0F0F0F0Fu,
-                           (s.qs[0][c][1] >> sh) & 0x0F0F0F0Fu, (s.qs[1][c][1] >> sh) & 0x0F0F0F0Fu, x.b[j][0], x.b[j][1]);
+    // the quant sums of tokens 2q, 2q + 1: an MMA with A all ones
+    int S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
     kg_mma_s8_16x8x32<TOK>(S, 0x01010101u, 0x01010101u, 0x01010101u, 0x01010101u, x.b[j][0], x.b[j][1]);
     const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
     const float dx[2] = {kg_f16_to_f32(x.d[j][0] & 0xFFFFu), kg_f16_to_f32(x.d[j][1] & 0xFFFFu)};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int h = i / 2, t = i % 2;
-      if (TOK == 1 && t == 1) continue;
-      acc[i] += dx[t] * (dsc[h][j] * mma_f32(D[i]) - dm[h][j] * fs[t]);
-    }
+    mma_q4k_sub<TOK>(acc, s, j, x.b[j][0], x.b[j][1], dsc, dm, dx, fs);
   }
 }
 
@@ -421,8 +435,7 @@ KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
 // order; thread i < 128 owns fragment element i / 32 of lane i % 32: row
 // g + 8 * (i / 64), token 2q + (i / 32) % 2 of the tile at row0.
 template <int TOK, int NW>
-KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
-  KG_SHARED float red[NW][4][32];
+KG_DEVICE void mma_store_via(float (&red)[NW][4][32], const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, g = lane / 4, q = lane % 4;
 #pragma unroll
   for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
@@ -434,6 +447,11 @@ KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0,
     const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
     if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
   }
+}
+template <int TOK, int NW>
+KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
+  KG_SHARED float red[NW][4][32];
+  mma_store_via<TOK, NW>(red, acc, Y, row0, T, N);
 }
 
 // A warp's walk over steps first, first + STEP, ... below NB with two
@@ -672,6 +690,112 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   }
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
+}
+// mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes all of X
+// once into LDS: each Q8_1 block's 32 quants (a token's row padded by 32
+// bytes, so that the 8 tokens of a B fragment fall in distinct banks) and,
+// per token pair, the blocks' d and exact quant sums as f32 (the min
+// term's sums: no second MMA per sub-block). Then it walks the 16-row
+// tiles gridDim apart (groups_x: at most 3 workgroups a compute unit,
+// all resident), its warps taking each tile's superblocks in turn as
+// mmaN, the weights' two register buffers running on across tiles; the
+// tiles' sums go through two LDS buffers, one barrier a tile.
+// LDS: tokens x (K + 32) + K x tokens / 2 bytes, so tokens x K <= 32768.
+template <int TOK, int WG>
+KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
+  static_assert(WG % 32 == 0 && NW >= 4 && TOK >= 2, "mmp tiles: whole warps, at least 4; 2 or more tokens");
+  KG_SHARED __attribute__((aligned(16))) uint32_t xq[TOK][(KMAX + 32) / 4];
+  KG_SHARED __attribute__((aligned(16))) float xds[KMAX / 32][NP][4];  // d(2p), d(2p+1), sum(2p), sum(2p+1)
+  KG_SHARED float red[2][NW][4][32];
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int NB = K / 256, XB = K / 32;
+  const int tiles = (N + 15) / 16, G = kg_nbid_x();
+  if (kg_bid_x() >= tiles) return;
+  auto load = [&](MmaW& s, int tile, int b) {
+    const int row0 = tile * 16;
+    const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
+    const uint8_t* w1 = W + ((size_t)min(row0 + 8 + g, N - 1) * NB + b) * 144;
+    mma_loadw(s, w0, w1, q);
+  };
+  // the walk: (tile, b) in order, b = warp, warp + NW, ... then the next
+  // tile; its first weights in flight while X is decoded
+  int tile = kg_bid_x(), b = warp;
+  MmaW s0, s1;
+  if (warp < NB) load(s0, tile, b);
+  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
+  // each, all loads issued before the first is used); tokens past T as
+  // zeros
+  {
+    constexpr int IT = TOK * KMAX / 32 / WG;
+    const int TXB = min(T, TOK) * XB;
+    uint32_t v[IT][9];
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG;
+#pragma unroll
+      for (int w = 0; w < 9; ++w) v[k][w] = 0u;
+      if (i < TXB) {
+#pragma unroll
+        for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG, t = i / XB, blk = i % XB;
+      if (i < TOK * XB) {
+        int sum = 0;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+          xq[t][8 * blk + w] = v[k][w + 1];
+          sum = dot4(v[k][w + 1], 0x01010101u, sum);
+        }
+        xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
+        xds[blk][t / 2][2 + t % 2] = (float)sum;
+      }
+    }
+  }
+  kg_sync();
+  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
+  const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
+  auto compute = [&](float (&acc)[4], const MmaW& s, int b) {
+    float dsc[2][8], dm[2][8];
+    mma_scales(dsc, dm, s);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const int blk = 8 * b + j;
+      const uint32_t b0 = xb[8 * blk], b1 = xb[8 * blk + 1];
+      const float* ds = xds[blk][p];
+      const float dx[2] = {ds[0], ds[1]}, fs[2] = {ds[2], ds[3]};
+      mma_q4k_sub<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
+    }
+  };
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int par = 0;
+  auto store = [&](int tile) {
+    mma_store_via<TOK, NW>(red[par], acc, Y, tile * 16, T, N);
+    par ^= 1;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] = 0.0f;
+  };
+  if (warp >= NB) {  // no superblocks for this warp (K < 256 NW): its zeros
+    for (; tile < tiles; tile += G) store(tile);
+    return;
+  }
+  // one step: the next item's loads into nxt, compute cur, the tile's
+  // sums at its end; false after the last tile
+  auto step = [&](const MmaW& cur, MmaW& nxt) {
+    int nt = tile, nb = b + NW;
+    if (nb >= NB) nb = warp, nt += G;
+    if (nt < tiles) load(nxt, nt, nb);
+    compute(acc, cur, b);
+    if (nt != tile) store(tile);
+    tile = nt, b = nb;
+    return tile < tiles;
+  };
+  while (step(s0, s1) && step(s1, s0)) {
+  }
 }
 
 // Streaming tiles (layout stream, target: cuda archs only; q4_k, 1..4

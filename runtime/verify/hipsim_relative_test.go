@@ -219,6 +219,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 			sub := paramS(v, "layout")
 			if t := paramS(v, "tile"); t == "sp8" {
 				sub = "persist" // the persistent grid: every one of them
+			} else if t == "mmp128" {
+				sub = "mmp" // the persistent tensor-core tile: both of them
 			} else if strings.HasPrefix(t, "mms") {
 				sub = "mms" // LDS-staged activations: a sample of their own
 			} else if sub == "mma" && paramS(v, "dtype") == "q6_k" {
@@ -290,6 +292,8 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 					limit = 8
 				case "persist":
 					limit = 4
+				case "mmp":
+					limit = 2
 				}
 				step := (len(vs) + limit - 1) / limit
 				keep := map[string]bool{}
