@@ -14979,8 +14979,8 @@ static inline void kg_mmvq_keys(const kg_variant* v, const kg_op* op, const kg_d
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = kg_sub(v->p[KG_P_tokens], op->m);
     keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != (((op->m >= 5LL) || (((op->m >= 3LL) && (op->n >= 16LL)) && ((v->p[KG_P_dtype] == KG_S_q6_k) || (op->n > 2048LL)))) || ((op->m == 2LL) && (((op->k <= 1024LL) && (op->n >= 100000LL)) || ((v->p[KG_P_dtype] == KG_S_q6_k) && (op->n >= 100000LL))))));
+    keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), ((v->p[KG_P_tile] == KG_S_mmp128) != ((op->n >= 30000LL) || ((op->m <= 4LL) && (op->n >= 12000LL)))));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), kg_add(kg_add(((((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms192)) || (v->p[KG_P_tile] == KG_S_mms256)) != ((((op->n > 2048LL) && (op->n < 100000LL)) || (((op->n >= 100000LL) && (op->m >= 6LL)) && (op->k >= 2048LL))) || ((op->n <= 2048LL) && (op->m >= 5LL)))), ((v->p[KG_P_tile] == KG_S_mms256) != ((op->n <= 2048LL) && (op->m >= 5LL)))), kg_mul((v->p[KG_P_tile] == KG_S_mms192), kg_sub(2LL, kg_mul(3LL, (((op->n > 3072LL) && (op->n <= 4096LL)) && (op->k >= 4096LL)))))));
-    keys[i++] = (v->p[KG_P_tile] == KG_S_mmp128);
     keys[i++] = kg_add(kg_mul((v->p[KG_P_layout] != KG_S_mma), (v->p[KG_P_layout] != KG_S_stream)), (v->p[KG_P_layout] == KG_S_splitk));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_stream), ((v->p[KG_P_tile] == KG_S_sp8) != ((((op->m == 2LL) && (op->n >= 8192LL)) && (op->k >= 4465LL)) && (op->k <= 5120LL))));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), kg_add(((v->p[KG_P_tile] == KG_S_mma512) != (((v->p[KG_P_dtype] == KG_S_q4_k) && ((op->n <= 2048LL) || (((op->n <= 5120LL) && (op->k >= 16384LL)) && (op->m <= 4LL)))) || (((v->p[KG_P_dtype] == KG_S_q6_k) && (op->n <= 4096LL)) && (op->k > 1024LL)))), ((v->p[KG_P_tile] == KG_S_mmd128) != (((op->n > 2048LL) && (op->n <= 4096LL)) && (op->k >= 4096LL)))));

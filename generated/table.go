@@ -18150,6 +18150,12 @@ var Archs = []table.Arch{
 			Name:  "mq_mma_n3",
 			Value: int64(2048),
 		}, {
+			Name:  "mq_mmp_n",
+			Value: int64(30000),
+		}, {
+			Name:  "mq_mmp_n4",
+			Value: int64(12000),
+		}, {
 			Name:  "mq_mms192_hi",
 			Value: int64(4096),
 		}, {
@@ -18328,11 +18334,11 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") != (m >= mq_mma_m || m >= mq_mma_m3 && n >= 16 && (dtype == \"q6_k\" || n > mq_mma_n3) || m == 2 && (k <= mq_mma_head_k && n >= mq_mma_head_n || dtype == \"q6_k\" && n >= 100000))",
 				Why:  "tensor cores from 5 tokens, at 3-4 above 2048 rows (Q4_K) or on 16+ rows (Q6_K; a 16-row tile on 8 is half idle), at 2 on 100k-row LM heads (Q6_K; Q4_K: K <= 1024)",
 			}, {
+				Expr: "(layout == \"mma\") * ((tile == \"mmp128\") != (n >= mq_mmp_n || m <= 4 && n >= mq_mmp_n4))",
+				Why:  "H100 07b: the persistent mmp128 at 0.86-0.95x the best other tile on 32k+-row LM heads (3-8 tokens), 0.92-0.97x on 12k+-row layers at 3-4 tokens; up to 1.6x behind on small layers",
+			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi || n >= mq_mms_hi && m >= mq_mms_head_m && k >= mq_mms_head_k || n <= mq_mms256_n && m >= mq_mms256_m)) + ((tile == \"mms256\") != (n <= mq_mms256_n && m >= mq_mms256_m)) + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: behind on 1024-row layers; 07a (.ca): ahead on LM heads of K >= 2048 from 6 tokens; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120",
-			}, {
-				Expr: "tile == \"mmp128\"",
-				Why:  "the persistent mmp128: an experiment, not preferred until a suite measures where it wins",
 			}, {
 				Expr: "(layout != \"mma\") * (layout != \"stream\") + (layout == \"splitk\")",
 				Why:  "H200: the streaming tiles beat the other CUDA-core tiles on every measured case (n2); split-K last (H100 05o: 1.7x behind a 256-lane workgroup)",
