@@ -34,7 +34,7 @@ cublas() {
 memcheck() {
   local v m
   for v in "$@"; do
-    m=$(grep -l "KG_KERNEL([0-9]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
+    m=$(grep -l "KG_KERNEL[_A-Z]*([0-9, ]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
     echo "== $v ($m)"
     timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
   done > "$r/memcheck.txt" 2>&1
