@@ -162,7 +162,12 @@ func mmvqSelection(md *strings.Builder, dir, be string, suites []suiteRun, sel m
 			if n == 0 {
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s %d of %d (%.0f%%), worst %.2fx", k, t.within, n, 100*float64(t.within)/float64(n), t.worst))
+			part := fmt.Sprintf("%s %d of %d (%.0f%%), worst %.2fx", k, t.within, n, 100*float64(t.within)/float64(n), t.worst)
+			if len(t.unknown) > 0 {
+				// a pick the run did not time (a tile newer than the run)
+				part += fmt.Sprintf(" (%d more cases pick a variant the run did not time)", len(t.unknown))
+			}
+			parts = append(parts, part)
 		}
 		return strings.Join(parts, "; "), nil
 	}
