@@ -715,3 +715,56 @@ extern "C" __global__ void spin(float* y, int iters) {
 		t.Error(err)
 	}
 }
+
+// A launch of more than 48 KiB of dynamic shared memory raises the
+// function's limit first (once), and says what is missing when the driver
+// has no FuncSetAttribute.
+func TestLaunchDynamicShared(t *testing.T) {
+	for _, b := range []Backend{CUDA, HIP} {
+		t.Run(string(b), func(t *testing.T) {
+			for _, missing := range []bool{false, true} {
+				f := newFake(b)
+				f.noFuncAttr = missing
+				f.kernel("fill", 3, fillKernel)
+				c, err := f.open(0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := c.Alloc(64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := c.LoadModule([]byte("fill"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fill, err := m.Function("fill")
+				if err != nil {
+					t.Fatal(err)
+				}
+				launch := func(shared uint32) error {
+					return c.Launch(fill, [3]uint32{1, 1, 1}, [3]uint32{16, 1, 1}, shared, p, float32(1), int32(16))
+				}
+				if err := launch(48 << 10); err != nil {
+					t.Fatalf("48 KiB: %v", err)
+				}
+				err = launch(70000)
+				switch {
+				case missing && (err == nil || !strings.Contains(err.Error(), map[Backend]string{CUDA: "cuFuncSetAttribute", HIP: "hipFuncSetAttribute"}[b])):
+					t.Errorf("without FuncSetAttribute: %v", err)
+				case !missing && err != nil:
+					t.Errorf("70000 bytes: %v", err)
+				case !missing && f.dynShared[fill.h] != 70000:
+					t.Errorf("limit set to %d", f.dynShared[fill.h])
+				}
+				if !missing {
+					f.dynShared[fill.h] = 1 // a second launch of no more does not set it again
+					if err := launch(60000); err == nil {
+						t.Errorf("the limit was set again for a launch under it")
+					}
+				}
+				c.Close()
+			}
+		})
+	}
+}
