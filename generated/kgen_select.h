@@ -183,23 +183,23 @@ enum {
 #if KG_DEFINE_DATA
 KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"hip/gemv_gfx1100.hip", "73814977863a050342127353112702989b5ad2124ef8260a96dce2e629f5c3b9"},
-  {"hip/mmvq_gfx1100.hip", "3bbe90d4330e99682d7e985fc56444af98fcff77e20be2e1885d332793e57616"},
+  {"hip/mmvq_gfx1100.hip", "cb66888e4e7e2f32088dd79e60eab141465a4f3c6218689e47d92f1bb987e477"},
   {"hip/quant_q8_1_gfx1100.hip", "8f71ab7c6e93b98237f9418399cace13fb333018f53a0bc4cea0c46910e7275c"},
   {"hip/quant_q8k_gfx1100.hip", "8df334effe5582bfec31e0d653ad4f02a1e0bca50233527e2878c0e085316196"},
   {"hip/gemv_gfx1200.hip", "3ececfcb6cb3163e05dd39d0ea2f612143d4b8eff27117a15c1d470215e50484"},
-  {"hip/mmvq_gfx1200.hip", "8d49966161f3621560aa3b1b6b0793123bdad3d1b1bb9e06896b5139caa37cf7"},
+  {"hip/mmvq_gfx1200.hip", "5f6e06baa7cbf1c5aea07ae243745b7ed2608704b7c5bb243833751e6522458d"},
   {"hip/quant_q8_1_gfx1200.hip", "a7c08bbe1c0ebd67384672760efdafe48b1004349428502473c48b1314b11eec"},
   {"hip/quant_q8k_gfx1200.hip", "88fc447607833696de91b4b82bf3a25294d504a52c7da5e38c39266b2f130348"},
   {"hip/gemv_gfx90a.hip", "4594e8beed5c051455620f1f8a0b3392f164f95de7ad8acc0e1e3aba12dab562"},
-  {"hip/mmvq_gfx90a.hip", "4be339fc83e1af954758c8c153a2b6dee8f0ea5d2a2035d4fe801160fb410d15"},
+  {"hip/mmvq_gfx90a.hip", "368397b0223e308576f5ac19a01a4416d4e92162a8de6c3f3cb2ef5bd287d943"},
   {"hip/quant_q8_1_gfx90a.hip", "5e328e0cd39cd046a85c2b3026a971db816e83be14edf340ff596e8ebfdee8bc"},
   {"hip/quant_q8k_gfx90a.hip", "d4cfaa92b809675dc723610f91cf687ea8b00739f55740a7e1370b8aa9b1d427"},
   {"hip/gemv_gfx942.hip", "41819b25ec2b0642a180700c7e299183030a3b740a42eab4cfb4e2b29b158fea"},
-  {"hip/mmvq_gfx942.hip", "4ae428ac4bc733009dd4ad02b34e3f61da4bcfe15505c640a8f56fe080313ddb"},
+  {"hip/mmvq_gfx942.hip", "f3fa6ed799e8fb19189cced0f23dc5b7f5da3c386adab282f9c570f0d779114f"},
   {"hip/quant_q8_1_gfx942.hip", "23da3dcae5f1b8b6e153d728799e992d2712f273310014783e0f6e87f7d5d3e2"},
   {"hip/quant_q8k_gfx942.hip", "35f96b01d4ae50e121889b93d05f2b5d589547a34de5db3f0e96ef66ce52b5b6"},
   {"hip/gemv_sm90.hip", "964ccd5d476b54a72bd3608aa0085057380c5bc051f438d18ba782cd44f00a8a"},
-  {"hip/mmvq_sm90.hip", "7c29fd040676bb10ce53c3637817212156323716df72f9d8ffd9b33e9959feea"},
+  {"hip/mmvq_sm90.hip", "cfef75f72287789cce06fcc20e78a4de265440daec60d5d31d78d17881aa27e6"},
   {"hip/quant_q8_1_sm90.hip", "561ec586964ba088b0caa1e8fe75af962289b992d23b45eaddeb7db9aa64cf29"},
   {"hip/quant_q8k_sm90.hip", "9f2bf50676ac289d75cd60f3def27c8c8d2ca32fd77da3ea2b870dda06cb0cb0"},
   {"spirv/gemv_bf16_p1_subgroup.spv", "ec335e60b355c0f82dd3ed0c460c21bfea3cbdab24acab7067526be910065b9e"},
@@ -14623,7 +14623,6 @@ typedef struct {
   long long groups[3];
   long long workgroups; /* that do work: a folded grid has idle ones past this */
   long long workgroup;
-  long long shared;     /* bytes of dynamic LDS a workgroup (CUDA/HIP launch) */
   int nbuffers;
   kg_buffer buffers[KG_MAX_BUFFERS];
   int nargs;
@@ -14653,7 +14652,6 @@ static inline int kg_gemv_launch(const kg_variant* v, const kg_device* d, const 
   l->groups[2] = 1LL;
   if (l->groups[2] < 1 || l->groups[2] > 65535LL) return KG_OUT_OF_RANGE;
   l->workgroups *= l->groups[2];
-  l->shared = 0;
   l->nbuffers = 6;
   l->buffers[0].name = "W"; l->buffers[0].dir = "in"; l->buffers[0].elem = "weight"; l->buffers[0].binding = 0; l->buffers[0].zero = 0;
   l->buffers[0].align = v->p[KG_P_pack];
@@ -14713,9 +14711,6 @@ static inline int kg_mmvq_launch(const kg_variant* v, const kg_device* d, const 
   l->groups[2] = 1LL;
   if (l->groups[2] < 1 || l->groups[2] > 65535LL) return KG_OUT_OF_RANGE;
   l->workgroups *= l->groups[2];
-  l->shared = kg_mul((v->p[KG_P_tile] == KG_S_mmp128), kg_add(kg_mul(v->p[KG_P_tokens], kg_add(op->k, 32LL)), kg_div(kg_mul(op->k, v->p[KG_P_tokens]), 4LL)));
-  if (l->shared < 0 || l->shared > 232448LL) return KG_OUT_OF_RANGE;
-  if (l->shared > 0 && strcmp(d->backend, "vulkan") == 0) return KG_OUT_OF_RANGE;
   l->nbuffers = 5;
   l->buffers[0].name = "W"; l->buffers[0].dir = "in"; l->buffers[0].elem = "weight"; l->buffers[0].binding = 0; l->buffers[0].zero = 0;
   l->buffers[0].align = kg_add(1LL, kg_mul(3LL, (((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms192)) || (v->p[KG_P_tile] == KG_S_mms256))));
@@ -14765,7 +14760,6 @@ static inline int kg_quant_q8_1_launch(const kg_variant* v, const kg_device* d, 
   if (n < 1 || n > 65535LL * 65535LL) return KG_OUT_OF_RANGE;
   long long L_grid_x = n < 65535LL ? n : 65535LL;
   l->groups[0] = L_grid_x; l->groups[1] = (n + L_grid_x - 1) / L_grid_x; l->groups[2] = 1; l->workgroups = n;
-  l->shared = 0;
   l->nbuffers = 2;
   l->buffers[0].name = "X"; l->buffers[0].dir = "in"; l->buffers[0].elem = "act"; l->buffers[0].binding = 0; l->buffers[0].zero = 0;
   l->buffers[0].align = 1LL;
@@ -14805,7 +14799,6 @@ static inline int kg_quant_q8k_launch(const kg_variant* v, const kg_device* d, c
   if (n < 1 || n > 65535LL * 65535LL) return KG_OUT_OF_RANGE;
   long long L_grid_x = n < 65535LL ? n : 65535LL;
   l->groups[0] = L_grid_x; l->groups[1] = (n + L_grid_x - 1) / L_grid_x; l->groups[2] = 1; l->workgroups = n;
-  l->shared = 0;
   l->nbuffers = 2;
   l->buffers[0].name = "X"; l->buffers[0].dir = "in"; l->buffers[0].elem = "act"; l->buffers[0].binding = 0; l->buffers[0].zero = 0;
   l->buffers[0].align = kg_div(16LL, kg_dtype_fn(1, v->p[KG_P_dtype]));
@@ -14968,7 +14961,7 @@ static inline int kg_mmvq_eligible(const kg_variant* v, const kg_op* op, const k
   if (!((op->m <= v->p[KG_P_tokens]))) return 3; /* the variant computes at most tokens tokens per launch */
   if (!(((v->p[KG_P_layout] != KG_S_xshare) || (d->wave <= 32LL)))) return 4; /* the xshare tiles sum a 32-lane group's rows within subgroups: subgroups of at most 32 lanes */
   if (!((kg_rem((op->align > 0 ? op->align : 1048576LL), kg_add(1LL, kg_mul(3LL, (((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms192)) || (v->p[KG_P_tile] == KG_S_mms256))))) == 0LL))) return 5; /* the mms tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes) */
-  if (!(((v->p[KG_P_tile] != KG_S_mmp128) || (kg_add(kg_mul(v->p[KG_P_tokens], kg_add(op->k, 32LL)), kg_div(kg_mul(op->k, v->p[KG_P_tokens]), 4LL)) <= 72704LL)))) return 6; /* the mmp tile holds all of X in LDS, 3 workgroups an SM: tokens x (K + 32) + K x tokens / 4 bytes at most 72704 (K <= 7168 at 8 tokens, 14336 at 4) */
+  if (!(((v->p[KG_P_tile] != KG_S_mmp128) || (kg_mul(v->p[KG_P_tokens], op->k) <= 32768LL)))) return 6; /* the mmp tile holds all of X in LDS: tokens x K at most 32768 */
   if (!(((v->p[KG_P_layout] != KG_S_splitk) || (kg_mul(2LL, op->k) >= kg_mul(kg_mul(v->p[KG_P_splits], v->p[KG_P_wg]), v->p[KG_P_unit]))))) return 7; /* each split-K slice needs at least half a pass of its workgroup */
   {
     long long w = kg_mmvq_workgroup(v, d);

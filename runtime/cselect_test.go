@@ -64,7 +64,7 @@ func goPlan(v *table.Variant, dev Device, op Op) string {
 		return v.Name + " PLAN_REFUSED"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s groups %d %d %d wg %d shared %d buffers", v.Name, l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup, l.Shared)
+	fmt.Fprintf(&b, "%s groups %d %d %d wg %d buffers", v.Name, l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
 	for _, pb := range l.Buffers {
 		fmt.Fprintf(&b, " %s=%d", pb.Name, pb.Size)
 	}

@@ -21,8 +21,6 @@ type Launch struct {
 	Groups     [3]uint32
 	Workgroups int
 	Workgroup  int // lanes per workgroup
-	// Shared is the bytes of dynamic LDS each workgroup takes (CUDA/HIP).
-	Shared int
 	// Buffers in binding order (Vulkan) and pointer order (HIP), sized.
 	Buffers []PlannedBuffer
 	// Args are the 32-bit launch arguments for the device's backend: push
@@ -83,9 +81,6 @@ func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
 // (Vulkan's maxComputeWorkGroupCount is at least 65535; CUDA/HIP y and z).
 const maxGroups = 65535
 
-// maxShared is the most dynamic LDS a launch may ask (bytes a workgroup).
-const maxShared = 232448
-
 // contract is a family's launch contract and verification, parsed once.
 type contract struct {
 	fam       *table.Family
@@ -93,7 +88,6 @@ type contract struct {
 	workgroup *expr.Expr
 	grid      [3]*expr.Expr
 	groups    *expr.Expr
-	shared    *expr.Expr
 	buffers   []*expr.Expr
 	aligns    []*expr.Expr
 	args      []*expr.Expr
@@ -155,7 +149,6 @@ func contractOf(family string) (*contract, error) {
 			c.grid[i] = p(l.Grid[i])
 		}
 	}
-	c.shared = p(l.Shared)
 	for _, b := range l.Buffers {
 		c.buffers = append(c.buffers, p(b.Bytes))
 		c.aligns = append(c.aligns, p(b.Align))
@@ -304,18 +297,6 @@ func Plan(v *table.Variant, dev Device, op Op) (*Launch, error) {
 			l.Workgroups *= int(n)
 		}
 	}
-	if c.shared != nil {
-		// the bound: the largest opt-in LDS of a workgroup among today's
-		// GPUs (227 KiB on sm90); the driver refuses more than the device has
-		n, err := num(c.shared, "dynamic LDS bytes", 0, maxShared)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 && dev.Backend == "vulkan" {
-			return nil, refuse("dynamic LDS (%d bytes) is for CUDA/HIP launches; a Vulkan shader sizes its LDS itself", n)
-		}
-		l.Shared = int(n)
-	}
 	for i, b := range c.fam.Launch.Buffers {
 		n, err := num(c.buffers[i], "buffer "+b.Name+" size", 0, 1<<32-1)
 		if err != nil {
@@ -339,11 +320,7 @@ func Plan(v *table.Variant, dev Device, op Op) (*Launch, error) {
 
 // String is the launch in one line: grid, workgroup, buffer sizes, args.
 func (l *Launch) String() string {
-	s := fmt.Sprintf("grid %dx%dx%d of %d lanes", l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
-	if l.Shared > 0 {
-		s += fmt.Sprintf(", %d bytes of dynamic LDS", l.Shared)
-	}
-	s += "; buffers"
+	s := fmt.Sprintf("grid %dx%dx%d of %d lanes; buffers", l.Groups[0], l.Groups[1], l.Groups[2], l.Workgroup)
 	for _, b := range l.Buffers {
 		s += fmt.Sprintf(" %s(%s)=%d", b.Name, b.Dir, b.Size)
 	}

@@ -90,7 +90,7 @@ bool run_launch(const std::string& generated, const std::string& objects, int v,
     ints[(size_t)i] = (int)(unsigned)l.args[i];
     params.push_back(&ints[(size_t)i]);
   }
-  HIP_CHECK(hipModuleLaunchKernel(fn, (unsigned)l.groups[0], (unsigned)l.groups[1], (unsigned)l.groups[2], (unsigned)l.workgroup, 1, 1, (unsigned)l.shared,
+  HIP_CHECK(hipModuleLaunchKernel(fn, (unsigned)l.groups[0], (unsigned)l.groups[1], (unsigned)l.groups[2], (unsigned)l.workgroup, 1, 1, 0,
                                   nullptr, params.data(), nullptr));
   HIP_CHECK(hipDeviceSynchronize());
   out->assign((size_t)l.buffers[outIdx].bytes, 0);

@@ -547,7 +547,7 @@ func launchContract(p func(string, ...any), s *spec.Spec, variants []*expand.Var
 	p("typedef struct {\n  const char* name;\n  const char* dir;  /* in, out, scratch */\n  const char* elem; /* weight, act, f32, u32, or a block format */\n  int binding;\n  long long bytes;\n  long long align;  /* elements */\n  int zero;\n} kg_buffer;\n\n")
 	p("typedef struct {\n  unsigned id;\n  unsigned value;\n} kg_spec_const;\n\n")
 	p("#define KG_MAX_BUFFERS %d\n#define KG_MAX_ARGS %d\n#define KG_MAX_SPEC %d\n", maxBufs, maxArgs, maxSpec)
-	p("typedef struct {\n  long long groups[3];\n  long long workgroups; /* that do work: a folded grid has idle ones past this */\n  long long workgroup;\n  long long shared;     /* bytes of dynamic LDS a workgroup (CUDA/HIP launch) */\n  int nbuffers;\n  kg_buffer buffers[KG_MAX_BUFFERS];\n  int nargs;\n  long long args[KG_MAX_ARGS];\n  const char* arg_names[KG_MAX_ARGS];\n  long long push_bytes; /* Vulkan: 4 * nargs */\n  int nspec;\n  kg_spec_const spec[KG_MAX_SPEC];\n  const char* entry;    /* Vulkan: the SPIR-V entry point; HIP: the kernel name */\n} kg_launch;\n\n")
+	p("typedef struct {\n  long long groups[3];\n  long long workgroups; /* that do work: a folded grid has idle ones past this */\n  long long workgroup;\n  int nbuffers;\n  kg_buffer buffers[KG_MAX_BUFFERS];\n  int nargs;\n  long long args[KG_MAX_ARGS];\n  const char* arg_names[KG_MAX_ARGS];\n  long long push_bytes; /* Vulkan: 4 * nargs */\n  int nspec;\n  kg_spec_const spec[KG_MAX_SPEC];\n  const char* entry;    /* Vulkan: the SPIR-V entry point; HIP: the kernel name */\n} kg_launch;\n\n")
 	for _, f := range s.Families {
 		c := f.Launch
 		lets := map[string]bool{}
@@ -574,12 +574,6 @@ func launchContract(p func(string, ...any), s *spec.Spec, variants []*expand.Var
 				}
 				p("  l->groups[%d] = %s;\n  if (l->groups[%d] < 1 || l->groups[%d] > %s) return KG_OUT_OF_RANGE;\n  l->workgroups *= l->groups[%d];\n", i, cx(g), i, i, hi, i)
 			}
-		}
-		if c.Shared != nil {
-			p("  l->shared = %s;\n  if (l->shared < 0 || l->shared > 232448LL) return KG_OUT_OF_RANGE;\n", cx(c.Shared))
-			p("  if (l->shared > 0 && strcmp(d->backend, \"vulkan\") == 0) return KG_OUT_OF_RANGE;\n")
-		} else {
-			p("  l->shared = 0;\n")
 		}
 		p("  l->nbuffers = %d;\n", len(c.Buffers))
 		for i, b := range c.Buffers {

@@ -343,9 +343,6 @@ func launchValue(c *spec.Launch) jen.Code {
 	} else {
 		d[jen.Id("Grid")] = jen.Index(jen.Lit(3)).String().Values(src(c.Grid[0]), src(c.Grid[1]), src(c.Grid[2]))
 	}
-	if c.Shared != nil {
-		d[jen.Id("Shared")] = src(c.Shared)
-	}
 	var bufs []jen.Code
 	for _, b := range c.Buffers {
 		bd := jen.Dict{jen.Id("Name"): jen.Lit(b.Name), jen.Id("Dir"): jen.Lit(b.Dir), jen.Id("Elem"): jen.Lit(b.Elem), jen.Id("Bytes"): src(b.Bytes)}

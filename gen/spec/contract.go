@@ -22,11 +22,8 @@ type Launch struct {
 	WorkgroupParam string
 	// Grid gives workgroup counts (x, y, z), or Groups a linear count that
 	// the runtime folds into x and y (x <= 65535; the kernels get grid_x).
-	Grid   [3]*expr.Expr
-	Groups *expr.Expr
-	// Shared is the bytes of dynamic LDS (CUDA/HIP shared memory) a
-	// workgroup takes beyond its kernel's static arrays; nil: none.
-	Shared  *expr.Expr
+	Grid    [3]*expr.Expr
+	Groups  *expr.Expr
 	Buffers []*Buffer
 	Args    []*Arg
 	Pos     Pos
@@ -93,7 +90,6 @@ type rawLaunch struct {
 	} `yaml:"workgroup"`
 	Grid    []string     `yaml:"grid"`
 	Groups  string       `yaml:"groups"`
-	Shared  string       `yaml:"shared"`
 	Buffers []*rawBuffer `yaml:"buffers"`
 	Args    []*rawArg    `yaml:"args"`
 }
@@ -229,11 +225,6 @@ func (l *loader) launch(f *Family, rl *rawLaunch, params map[string]bool, at fun
 		}
 	default:
 		return nil, &Error{here, "launch needs grid: [x, y, z] (three expressions) or groups: EXPR"}
-	}
-	if rl.Shared != "" {
-		if c.Shared, err = l.contractExpr(rl.Shared, decl, at(func(b *yaml.PathBuilder) *yaml.PathBuilder { return b.Child("shared") }), "shared"); err != nil {
-			return nil, err
-		}
 	}
 	if len(rl.Buffers) == 0 {
 		return nil, &Error{here, "launch has no buffers"}

@@ -700,25 +700,19 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // all resident), its warps taking each tile's superblocks in turn as
 // mmaN, the weights' two register buffers running on across tiles; the
 // tiles' sums go through two LDS buffers, one barrier a tile.
-// LDS: the launch's dynamic tokens x (K + 32) + K x tokens / 4 bytes
-// (the contract's shared), and 4 KiB of tile sums.
+// LDS: tokens x (K + 32) + K x tokens / 2 bytes, so tokens x K <= 32768.
 template <int TOK, int WG>
 KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
-  constexpr int NW = WG / 32, NP = TOK / 2, IT = 8;
+  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
   static_assert(WG % 32 == 0 && NW >= 4 && TOK >= 2, "mmp tiles: whole warps, at least 4; 2 or more tokens");
-  KG_DYN_SHARED(uint32_t, lds);
+  KG_SHARED __attribute__((aligned(16))) uint32_t xq[TOK][(KMAX + 32) / 4];
+  KG_SHARED __attribute__((aligned(16))) float xds[KMAX / 32][NP][4];  // d(2p), d(2p+1), sum(2p), sum(2p+1)
   KG_SHARED float red[2][NW][4][32];
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
   const int g = lane / 4, q = lane % 4;
   const int NB = K / 256, XB = K / 32;
   const int tiles = (N + 15) / 16, G = kg_nbid_x();
   if (kg_bid_x() >= tiles) return;
-  // quants: token t's row of K bytes at word t RW (32 bytes of padding: the
-  // 8 tokens of a B fragment fall in distinct banks); then per block and
-  // token pair p: d(2p), d(2p+1), sum(2p), sum(2p+1)
-  const int RW = (K + 32) / 4;
-  uint32_t* xq = lds;
-  float* xds = (float*)(lds + TOK * RW);
   auto load = [&](MmaW& s, int tile, int b) {
     const int row0 = tile * 16;
     const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
@@ -730,14 +724,16 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   int tile = kg_bid_x(), b = warp;
   MmaW s0, s1;
   if (warp < NB) load(s0, tile, b);
-  // X into LDS, a Q8_1 block a lane, IT blocks a lane at a time (all
-  // their loads issued before the first is used); tokens past T as zeros
-  const int TXB = min(T, TOK) * XB;
-  for (int i0 = 0; i0 < TOK * XB; i0 += IT * WG) {
+  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
+  // each, all loads issued before the first is used); tokens past T as
+  // zeros
+  {
+    constexpr int IT = TOK * KMAX / 32 / WG;
+    const int TXB = min(T, TOK) * XB;
     uint32_t v[IT][9];
 #pragma unroll
     for (int k = 0; k < IT; ++k) {
-      const int i = i0 + tid + k * WG;
+      const int i = tid + k * WG;
 #pragma unroll
       for (int w = 0; w < 9; ++w) v[k][w] = 0u;
       if (i < TXB) {
@@ -747,21 +743,21 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     }
 #pragma unroll
     for (int k = 0; k < IT; ++k) {
-      const int i = i0 + tid + k * WG, t = i / XB, blk = i % XB;
+      const int i = tid + k * WG, t = i / XB, blk = i % XB;
       if (i < TOK * XB) {
         int sum = 0;
 #pragma unroll
         for (int w = 0; w < 8; ++w) {
-          xq[t * RW + 8 * blk + w] = v[k][w + 1];
+          xq[t][8 * blk + w] = v[k][w + 1];
           sum = dot4(v[k][w + 1], 0x01010101u, sum);
         }
-        xds[(blk * NP + t / 2) * 4 + t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
-        xds[(blk * NP + t / 2) * 4 + 2 + t % 2] = (float)sum;
+        xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
+        xds[blk][t / 2][2 + t % 2] = (float)sum;
       }
     }
   }
   kg_sync();
-  const uint32_t* xb = xq + min(g, TOK - 1) * RW + 2 * q;  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
+  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
   auto compute = [&](float (&acc)[4], const MmaW& s, int b) {
     float dsc[2][8], dm[2][8];
@@ -769,9 +765,8 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       const int blk = 8 * b + j;
-      const uint32_t* xp = (const uint32_t*)__builtin_assume_aligned(xb + 8 * blk, 8);
-      const uint32_t b0 = xp[0], b1 = xp[1];
-      const float* ds = (const float*)__builtin_assume_aligned(xds + (blk * NP + p) * 4, 16);
+      const uint32_t b0 = xb[8 * blk], b1 = xb[8 * blk + 1];
+      const float* ds = xds[blk][p];
       const float dx[2] = {ds[0], ds[1]}, fs[2] = {ds[2], ds[3]};
       mma_q4k_sub<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
     }

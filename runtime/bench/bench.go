@@ -121,7 +121,7 @@ func (r *Runner) Time(v *table.Variant, op kruntime.Op) (float64, error) {
 	block := [3]uint32{uint32(l.Workgroup), 1, 1}
 	pass := func() error {
 		for _, a := range args {
-			if err := r.Ctx.Launch(fn, l.Groups, block, uint32(l.Shared), a...); err != nil {
+			if err := r.Ctx.Launch(fn, l.Groups, block, 0, a...); err != nil {
 				return err
 			}
 		}

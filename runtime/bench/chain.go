@@ -127,7 +127,6 @@ func (r *Runner) TimeChain(c *kruntime.Chain, steps ...int) (float64, error) {
 		fn     *driver.Function
 		groups [3]uint32
 		block  [3]uint32
-		shared uint32
 		args   []any
 	}
 	var ls []launch
@@ -139,12 +138,12 @@ func (r *Runner) TimeChain(c *kruntime.Chain, steps ...int) (float64, error) {
 			for _, k := range slots[s] {
 				args = append(args, copyBufs[k])
 			}
-			ls = append(ls, launch{fns[s], l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, uint32(l.Shared), append(args, l.KernelArgs()...)})
+			ls = append(ls, launch{fns[s], l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, append(args, l.KernelArgs()...)})
 		}
 	}
 	pass := func() error {
 		for _, x := range ls {
-			if err := r.Ctx.Launch(x.fn, x.groups, x.block, x.shared, x.args...); err != nil {
+			if err := r.Ctx.Launch(x.fn, x.groups, x.block, 0, x.args...); err != nil {
 				return err
 			}
 		}

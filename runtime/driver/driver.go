@@ -109,14 +109,7 @@ type Function struct {
 	m    *Module
 	h    uintptr
 	name string
-	// dynShared is the dynamic shared memory limit set on it (0: the
-	// default 48 KiB); only the driver thread touches it
-	dynShared uint32
 }
-
-// defaultDynShared is the dynamic shared memory a launch may take without
-// raising the function's limit (CUDA's 48 KiB).
-const defaultDynShared = 48 << 10
 
 // Name is the kernel's symbol.
 func (f *Function) Name() string { return f.name }
@@ -564,15 +557,6 @@ func (c *Context) Launch(f *Function, grid, block [3]uint32, shared uint32, args
 	return c.do(func() error {
 		if !c.modules[f.m] {
 			return fmt.Errorf("driver: launch %s: its module is unloaded", f.name)
-		}
-		if shared > defaultDynShared && shared > f.dynShared {
-			if c.api.FuncSetAttribute == nil {
-				return fmt.Errorf("driver: launch %s: %d bytes of dynamic shared memory need %s, which this driver lacks", f.name, shared, c.api.symbol("FuncSetAttribute"))
-			}
-			if err := c.check("FuncSetAttribute", c.api.FuncSetAttribute(f.h, 8, int32(shared))); err != nil {
-				return fmt.Errorf("launch %s: %d bytes of dynamic shared memory: %w", f.name, shared, err)
-			}
-			f.dynShared = shared
 		}
 		var pin runtime.Pinner
 		defer pin.Unpin()

@@ -31,16 +31,14 @@ type fakeDriver struct {
 	arity   map[string]int
 
 	// Knobs set before Open.
-	initCode   int32
-	devices    int32
-	warp       int32
-	nameFunc   bool // provide the driver's error-name entry point
-	syncFault  int32
-	noGraph    bool              // leave the graph entry points out, like an old driver
-	noFuncAttr bool              // leave FuncSetAttribute out
-	dynShared  map[uintptr]int32 // FuncSetAttribute's dynamic shared memory limits
-	instCode   int32             // GraphInstantiate's result
-	endCode    int32             // StreamEndCapture's result (901: the capture was invalidated)
+	initCode  int32
+	devices   int32
+	warp      int32
+	nameFunc  bool // provide the driver's error-name entry point
+	syncFault int32
+	noGraph   bool  // leave the graph entry points out, like an old driver
+	instCode  int32 // GraphInstantiate's result
+	endCode   int32 // StreamEndCapture's result (901: the capture was invalidated)
 
 	tid       atomic.Int64
 	offThread atomic.Int32
@@ -293,11 +291,7 @@ func (f *fakeDriver) table() *syms {
 		}
 		name := f.funcs[fn-1]
 		k, nargs := f.kernels[name], f.arity[name]
-		limit := max(f.dynShared[fn], 48<<10)
 		f.mu.Unlock()
-		if int32(shared) > limit {
-			return 1 // CUDA_ERROR_INVALID_VALUE: more dynamic shared memory than the function's limit
-		}
 		if bx*by*bz > 1024 || extra != nil {
 			return 1
 		}
@@ -423,21 +417,6 @@ func (f *fakeDriver) table() *syms {
 	}
 	if !f.noGraph {
 		f.graphTable(s)
-	}
-	if !f.noFuncAttr {
-		s.FuncSetAttribute = func(fn uintptr, attr int32, value int32) int32 {
-			f.on()
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if fn == 0 || int(fn) > len(f.funcs) || attr != 8 || value < 0 || value > 232448 {
-				return 1
-			}
-			if f.dynShared == nil {
-				f.dynShared = map[uintptr]int32{}
-			}
-			f.dynShared[fn] = value
-			return 0
-		}
 	}
 	if f.backend == CUDA {
 		s.PrimaryCtxRetain = func(ctx *uintptr, dev int32) int32 {

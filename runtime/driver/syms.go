@@ -37,13 +37,7 @@ type syms struct {
 	MemcpyDtoH         func(dst *byte, src uint64, n uintptr) int32                                                                                 `cuda:"cuMemcpyDtoH_v2" hip:"hipMemcpyDtoH"`
 	MemsetD32          func(dst uint64, v uint32, n uintptr) int32                                                                                  `cuda:"cuMemsetD32_v2" hip:"hipMemsetD32"`
 	LaunchKernel       func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, stream uintptr, params *unsafe.Pointer, extra *unsafe.Pointer) int32 `cuda:"cuLaunchKernel" hip:"hipModuleLaunchKernel"`
-	// A launch of more than 48 KiB of dynamic shared memory first raises
-	// the function's limit: cuFuncSetAttribute(CUfunction,
-	// CUfunction_attribute, int) with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-	// (8); hipFuncSetAttribute has the same shape and value
-	// (hipFuncAttributeMaxDynamicSharedMemorySize).
-	FuncSetAttribute func(fn uintptr, attr int32, value int32) int32 `cuda:"cuFuncSetAttribute" hip:"hipFuncSetAttribute" opt:"1"`
-	Synchronize      func() int32                                    `cuda:"cuCtxSynchronize" hip:"hipDeviceSynchronize"`
+	Synchronize        func() int32                                                                                                                 `cuda:"cuCtxSynchronize" hip:"hipDeviceSynchronize"`
 	// hipEventCreateWithFlags has cuEventCreate's signature (plain
 	// hipEventCreate lacks the flags); flags 0 is the default event on both.
 	EventCreate      func(ev *uintptr, flags uint32) int32       `cuda:"cuEventCreate" hip:"hipEventCreateWithFlags"`

@@ -157,9 +157,6 @@ type Launch struct {
 	// skip numbers past the count.
 	Grid   [3]string
 	Groups string
-	// Shared is the bytes of dynamic LDS a workgroup takes (CUDA/HIP
-	// shared memory beyond the kernel's static arrays); "": none.
-	Shared string
 	// Buffers in binding order (Vulkan) and pointer order (HIP).
 	Buffers []Buffer
 	// Args are 32-bit launch arguments in order: push constants on Vulkan,

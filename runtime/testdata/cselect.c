@@ -24,7 +24,7 @@ static void print_launch(int i, const kg_device* d, const kg_op* op) {
     printf("%s PLAN_REFUSED\n", kg_variants[i].name);
     return;
   }
-  printf("%s groups %lld %lld %lld wg %lld shared %lld buffers", kg_variants[i].name, l.groups[0], l.groups[1], l.groups[2], l.workgroup, l.shared);
+  printf("%s groups %lld %lld %lld wg %lld buffers", kg_variants[i].name, l.groups[0], l.groups[1], l.groups[2], l.workgroup);
   for (int b = 0; b < l.nbuffers; b++) printf(" %s=%lld", l.buffers[b].name, l.buffers[b].bytes);
   printf(" args");
   for (int a = 0; a < l.nargs; a++) printf(" %lld", l.args[a]);

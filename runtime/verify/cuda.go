@@ -213,7 +213,7 @@ func (r *DriverRunner) Run(l *kruntime.Launch, inputs map[string][]byte, poison 
 		return nil, fmt.Errorf("%s: the launch has no out buffer", v.Name)
 	}
 	args = append(args, l.KernelArgs()...)
-	if err := r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, uint32(l.Shared), args...); err != nil {
+	if err := r.Ctx.Launch(f, l.Groups, [3]uint32{uint32(l.Workgroup), 1, 1}, 0, args...); err != nil {
 		return nil, err
 	}
 	if err := r.Ctx.Sync(); err != nil {

@@ -34,7 +34,6 @@ const contractDriver = `#include <stdio.h>
 
 #include "SOURCE"
 
-void* kg_sim_dyn_shared;
 static void* P[16];
 static long A[16];
 static int NP;
@@ -83,10 +82,6 @@ int main(int argc, char** argv) {
   }
   for (int i = 0, j = a + 1; j < argc; i++, j++) A[i] = strtol(argv[j], NULL, 0);
   if (out < 0) return 2;
-  if (const char* sh = getenv("KG_SIM_SHARED")) {
-    const long n = atol(sh);
-    if (n > 0) kg_sim_dyn_shared = malloc(n);
-  }
   // lanes waiting on finished ones for 2^18 rounds: barrier divergence
   kg_sim_grid_x = gx;
   for (int by = 0; by < gy; by++)
@@ -136,9 +131,7 @@ func (r *contractSim) Run(l *kruntime.Launch, inputs map[string][]byte, poison u
 	for _, a := range l.KernelArgs() {
 		argv = append(argv, fmt.Sprint(a))
 	}
-	cmd := exec.Command(r.bin, argv...)
-	cmd.Env = append(os.Environ(), fmt.Sprint("KG_SIM_SHARED=", l.Shared))
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := exec.Command(r.bin, argv...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%v: %s", err, out)
 	}
 	return os.ReadFile(outFile)

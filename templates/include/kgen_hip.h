@@ -16,8 +16,6 @@
 // ... and at least minb resident workgroups per SM (caps the registers)
 #define KG_KERNEL_MIN(wg, minb) extern "C" __global__ void __launch_bounds__(wg, minb)
 #define KG_SHARED __shared__
-// The launch's dynamic LDS (its contract's shared bytes), 16-byte aligned.
-#define KG_DYN_SHARED(type, name) extern __shared__ __align__(16) type name[]
 KG_DEVICE int kg_tid() { return threadIdx.x; }
 KG_DEVICE int kg_bid_x() { return blockIdx.x; }
 KG_DEVICE int kg_nbid_x() { return gridDim.x; }
@@ -60,7 +58,6 @@ typedef unsigned long size_t;
 #define KG_KERNEL(wg) extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(1, wg))) void
 #define KG_KERNEL_MIN(wg, minb) KG_KERNEL(wg)
 #define KG_SHARED __attribute__((shared))
-#define KG_DYN_SHARED(type, name) extern __attribute__((shared)) __attribute__((aligned(16))) type name[]
 #define __restrict__ __restrict
 KG_DEVICE int kg_tid() { return __builtin_amdgcn_workitem_id_x(); }
 KG_DEVICE int kg_bid_x() { return __builtin_amdgcn_workgroup_id_x(); }
@@ -96,7 +93,6 @@ template <typename T> KG_DEVICE T min(T a, T b) { return a < b ? a : b; }
 #define KG_KERNEL(wg) extern "C" __global__ void __launch_bounds__(wg)
 #define KG_KERNEL_MIN(wg, minb) extern "C" __global__ void __launch_bounds__(wg)
 #define KG_SHARED __shared__
-#define KG_DYN_SHARED(type, name) extern __shared__ __attribute__((aligned(16))) type name[]
 KG_DEVICE int kg_tid() { return threadIdx.x; }
 KG_DEVICE int kg_bid_x() { return blockIdx.x; }
 KG_DEVICE int kg_nbid_x() { return gridDim.x; }

@@ -21,10 +21,6 @@
 #define KG_KERNEL(wg) extern "C" void
 #define KG_KERNEL_MIN(wg, minb) extern "C" void
 #define KG_SHARED static
-// The launch's dynamic LDS: the driver allocates the contract's shared
-// bytes (exactly, so that -fsanitize=address sees a read past them).
-extern void* kg_sim_dyn_shared;
-#define KG_DYN_SHARED(type, name) type* const name = (type*)kg_sim_dyn_shared
 #define __restrict__ __restrict
 
 // Provided by the driver the test generates.
