@@ -2,7 +2,7 @@
 # mmp128 with X in dynamic LDS (K up to 7168 at 8 tokens, 14336 at 4; commit
 # 5d9ca0c, branch exp/mmp-dyn: measured in run h100-2026-12-07c, 1-16% slower
 # than the static mmp128 and reverted on main), one
-# device call of about 6 min on main's build:
+# device call of about 6 min on the checkout's build:
 #   1. nvcc (parts in parallel); registers and LDS of mmp128 / mms128
 #   2. CUDA `gen verify --family mmvq` (every variant), memcheck of both
 #      mmp128 variants
