@@ -63,6 +63,17 @@ cudaverify() {
   echo "exit $?" >> "$r/verify-cuda.txt"
   grep '^verified\|^exit' "$r/verify-cuda.txt" | tee -a "$r/log.txt"
 }
+# nvccparts SOURCE PARTS DIR: the source through nvcc in PARTS parallel
+# parts into DIR (bench/nvcc-split.sh; its stderr to nvcc.txt), echoing the
+# comma-separated cubins; fails when nvcc does (callers: X=$(nvccparts ...) || exit 1).
+nvccparts() {
+  local mods
+  log "nvcc" >&2
+  mods=$(bash bench/nvcc-split.sh "$1" "$2" "$3" 2> "$r/nvcc.txt")
+  [ -n "$mods" ] || { log "nvcc failed" >&2; tail -n 20 "$r/nvcc.txt" >&2; return 1; }
+  log "nvcc done" >&2
+  echo "$mods"
+}
 # q4ktiles TILE...: the sm90 Q4_K tensor-core variants of each TILE (mms128,
 # ...) at every token count it is built for (1, 2, 4, 8).
 q4ktiles() {

@@ -17,10 +17,7 @@ set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
-log "nvcc"
-M=$(bash bench/nvcc-split.sh .mml/mmvq_sm90.hip 12 /tmp/nvM 2> "$r/nvcc.txt")
-[ -n "$M" ] || { log "nvcc failed"; exit 1; }
-log "nvcc done"
+M=$(nvccparts .mml/mmvq_sm90.hip 12 /tmp/nvM) || exit 1
 regs mml "_t[48]_mm[sl]128" /tmp/nvM/*.cubin | tee "$r/resources.txt"
 GEN=.mml/gen-mml verifyvariants "$M" mml $(q4ktiles mml128)
 sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml

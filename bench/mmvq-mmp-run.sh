@@ -18,10 +18,7 @@ set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
-log "nvcc"
-M=$(bash bench/nvcc-split.sh .mmp/mmvq_sm90.hip 12 /tmp/nvP 2> "$r/nvcc.txt")
-[ -n "$M" ] || { log "nvcc failed"; tail -n 20 "$r/nvcc.txt"; exit 1; }
-log "nvcc done"
+M=$(nvccparts .mmp/mmvq_sm90.hip 12 /tmp/nvP) || exit 1
 regs mmp "_t[48]_mm[sp]128" /tmp/nvP/*.cubin | tee "$r/resources.txt"
 GEN=.mmp/gen-mmp verifyvariants "$M" mmp mmvq_q4_k_r16_t4_mmp128 mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t8_mms128
 for v in mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mmp128; do

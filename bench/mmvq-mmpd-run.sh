@@ -16,10 +16,7 @@ set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-420}
 begin
-log "nvcc"
-mv=$(bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv 2> "$r/nvcc.txt")
-[ -n "$mv" ] || { log "nvcc failed"; tail -n 20 "$r/nvcc.txt"; exit 1; }
-log "nvcc done"
+mv=$(nvccparts generated/hip/mmvq_sm90.hip 13 /tmp/nv) || exit 1
 regs main "_t[48]_mm[sp]128" /tmp/nv/*.cubin | tee "$r/resources.txt"
 cudaverify "$mv"
 memcheck mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mmp128

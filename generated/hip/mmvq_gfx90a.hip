@@ -700,7 +700,7 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // all resident), its warps taking each tile's superblocks in turn as
 // mmaN, the weights' two register buffers running on across tiles; the
 // tiles' sums go through two LDS buffers, one barrier a tile.
-// LDS: tokens x (K + 32) + K x tokens / 2 bytes, so tokens x K <= 32768.
+// LDS: tokens x (K + 32) + K x tokens / 4 bytes, so tokens x K <= 32768.
 template <int TOK, int WG>
 KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
