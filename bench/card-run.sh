@@ -16,5 +16,5 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "card: $card"
 case "$card" in
   *H200*) exec bash bench/mmvq-issue11-run.sh ;;
-  *) exec bash bench/mmvq-mmp-run.sh ;;
+  *) exec bash bench/mmvq-msk-run.sh ;;
 esac

@@ -691,6 +691,44 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
+// The persistent tiles' X in LDS: each Q8_1 block's 32 quants (a token's
+// row padded by 32 bytes, so that the 8 tokens of a B fragment fall in
+// distinct banks) and, per token pair, the blocks' d and exact quant sums
+// as f32; a block a lane (at most TOK x KMAX / 32 / WG, rounded up, each; all loads
+// issued before the first is used); tokens past T as zeros. The caller
+// syncs the workgroup after it.
+template <int TOK, int WG, int KMAX>
+KG_DEVICE void mmp_decode_x(uint32_t (&xq)[TOK][(KMAX + 32) / 4], float (&xds)[KMAX / 32][TOK / 2][4], const uint8_t* __restrict__ X,
+                            int T, int XB) {
+  const int tid = kg_tid();
+  constexpr int IT = (TOK * KMAX / 32 + WG - 1) / WG;
+  const int TXB = min(T, TOK) * XB;
+  uint32_t v[IT][9];
+#pragma unroll
+  for (int k = 0; k < IT; ++k) {
+    const int i = tid + k * WG;
+#pragma unroll
+    for (int w = 0; w < 9; ++w) v[k][w] = 0u;
+    if (i < TXB) {
+#pragma unroll
+      for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < IT; ++k) {
+    const int i = tid + k * WG, t = i / XB, blk = i % XB;
+    if (i < TOK * XB) {
+      int sum = 0;
+#pragma unroll
+      for (int w = 0; w < 8; ++w) {
+        xq[t][8 * blk + w] = v[k][w + 1];
+        sum = dot4(v[k][w + 1], 0x01010101u, sum);
+      }
+      xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
+      xds[blk][t / 2][2 + t % 2] = (float)sum;
+    }
+  }
+}
 // mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes all of X
 // once into LDS: each Q8_1 block's 32 quants (a token's row padded by 32
 // bytes, so that the 8 tokens of a B fragment fall in distinct banks) and,
@@ -724,38 +762,7 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   int tile = kg_bid_x(), b = warp;
   MmaW s0, s1;
   if (warp < NB) load(s0, tile, b);
-  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
-  // each, all loads issued before the first is used); tokens past T as
-  // zeros
-  {
-    constexpr int IT = TOK * KMAX / 32 / WG;
-    const int TXB = min(T, TOK) * XB;
-    uint32_t v[IT][9];
-#pragma unroll
-    for (int k = 0; k < IT; ++k) {
-      const int i = tid + k * WG;
-#pragma unroll
-      for (int w = 0; w < 9; ++w) v[k][w] = 0u;
-      if (i < TXB) {
-#pragma unroll
-        for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < IT; ++k) {
-      const int i = tid + k * WG, t = i / XB, blk = i % XB;
-      if (i < TOK * XB) {
-        int sum = 0;
-#pragma unroll
-        for (int w = 0; w < 8; ++w) {
-          xq[t][8 * blk + w] = v[k][w + 1];
-          sum = dot4(v[k][w + 1], 0x01010101u, sum);
-        }
-        xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
-        xds[blk][t / 2][2 + t % 2] = (float)sum;
-      }
-    }
-  }
+  mmp_decode_x<TOK, WG, KMAX>(xq, xds, X, T, XB);
   kg_sync();
   const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
@@ -793,6 +800,122 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     if (nt != tile) store(tile);
     tile = nt, b = nb;
     return tile < tiles;
+  };
+  while (step(s0, s1) && step(s1, s0)) {
+  }
+}
+// mskN (tokens 4, 8): mmpN's X in LDS with the work split evenly, stream-K
+// style. The items are (tile, superblock) pairs, tile-major, tiles x K/256
+// of them; warp w of the grid's GW takes items [w I / GW, (w + 1) I / GW),
+// so no warp has more than one item above the average (mmpN's whole tiles
+// a workgroup leave 3 on some and 2 on others on a 2.3-tile layer). A warp
+// walks its range in one pipeline (the weights' two register buffers run
+// on across tiles) with no workgroup barrier after the decode. A tile its
+// range covers whole is stored from its fragments; a tile it shares goes
+// to `partial` (slot 0: its range's first tile, 1: its last), and the
+// last of the tile's warps to arrive (a counter a tile, which it resets)
+// adds the slots in warp order: the sum does not depend on who finishes
+// first.
+template <int TOK, int WG>
+KG_DEVICE void mmvq_msk_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y,
+                             float* __restrict__ partial, unsigned* __restrict__ counter, int T, int N, int K) {
+  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
+  static_assert(WG % 32 == 0 && TOK >= 2, "msk tiles: whole warps; 2 or more tokens");
+  KG_SHARED __attribute__((aligned(16))) uint32_t xq[TOK][(KMAX + 32) / 4];
+  KG_SHARED __attribute__((aligned(16))) float xds[KMAX / 32][NP][4];  // d(2p), d(2p+1), sum(2p), sum(2p+1)
+  KG_SHARED unsigned lastw[NW];
+  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
+  const int g = lane / 4, q = lane % 4;
+  const int NB = K / 256, XB = K / 32;
+  const int tiles = (N + 15) / 16;
+  const long long I = (long long)tiles * NB, GW = (long long)kg_nbid_x() * NW;
+  const int gw = kg_bid_x() * NW + warp;
+  auto start = [&](long long w) { return (int)(w * I / GW); };  // warp w's first item
+  // the warp whose range holds item i: the last w with start(w) <= i
+  auto holder = [&](int i) { return (int)(((long long)(i + 1) * GW + I - 1) / I - 1); };
+  const int lo = start(gw), hi = start(gw + 1);
+  auto load = [&](MmaW& s, int tile, int b) {
+    const int row0 = tile * 16;
+    const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
+    const uint8_t* w1 = W + ((size_t)min(row0 + 8 + g, N - 1) * NB + b) * 144;
+    mma_loadw(s, w0, w1, q);
+  };
+  int tile = lo / NB, b = lo % NB;
+  MmaW s0, s1;
+  if (lo < hi) load(s0, tile, b);  // in flight while X is decoded
+  mmp_decode_x<TOK, WG, KMAX>(xq, xds, X, T, XB);
+  kg_sync();
+  if (lo >= hi) return;  // more warps than items
+  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
+  const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
+  auto compute = [&](float (&acc)[4], const MmaW& s, int b) {
+    float dsc[2][8], dm[2][8];
+    mma_scales(dsc, dm, s);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+      const int blk = 8 * b + j;
+      const uint32_t b0 = xb[8 * blk], b1 = xb[8 * blk + 1];
+      const float* ds = xds[blk][p];
+      const float dx[2] = {ds[0], ds[1]}, fs[2] = {ds[2], ds[3]};
+      mma_q4k_sub<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
+    }
+  };
+  // lane (g, q)'s fragment element i: row g + 8 (i / 2), token 2q + i % 2
+  auto store = [&](const float (&v)[4], int tile) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int t = 2 * q + i % 2, n = tile * 16 + g + 8 * (i / 2);
+      if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = v[i];
+    }
+  };
+  // partial: per warp of the grid two slots of 4 x 32 floats (element, lane)
+  auto slot = [&](int w, int tile) { return partial + ((size_t)(2 * w + (start(w) / NB == tile ? 0 : 1)) * 4) * 32 + lane; };
+  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  auto finish = [&](int tile) {
+    const int first = tile * NB, end = first + NB;
+    if (first >= lo && end <= hi) {
+      store(acc, tile);
+    } else {
+      float* mine = slot(gw, tile);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) mine[32 * i] = acc[i];
+      kg_fence();
+      kg_syncwarp<TOK>();
+      // the tile's warps: w0..w1 but those with empty ranges (I < GW)
+      const int w0 = holder(first), w1 = holder(end - 1);
+      unsigned nw = 0;
+      for (int w = w0; w <= w1; ++w) nw += start(w) < start(w + 1);
+      if (lane == 0) lastw[warp] = kg_atomic_inc(&counter[tile]) == nw - 1;
+      kg_syncwarp<TOK>();
+      if (lastw[warp]) {
+        kg_fence();
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int w = w0; w <= w1; ++w) {
+          if (start(w) == start(w + 1)) continue;
+          const volatile float* s = slot(w, tile);
+#pragma unroll
+          for (int i = 0; i < 4; ++i) sum[i] += s[32 * i];
+        }
+        store(sum, tile);
+        if (lane == 0) counter[tile] = 0;  // ready for the next launch
+      }
+      kg_syncwarp<TOK>();  // lastw[warp] is read before the next tile writes it
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] = 0.0f;
+  };
+  // one step: the next item's loads into nxt, compute cur, the tile's end;
+  // false after the range's last item
+  int i = lo;
+  auto step = [&](const MmaW& cur, MmaW& nxt) {
+    int nt = tile, nb = b + 1;
+    if (nb == NB) nb = 0, ++nt;
+    if (i + 1 < hi) load(nxt, nt, nb);
+    compute(acc, cur, b);
+    ++i;
+    if (nt != tile || i == hi) finish(tile);
+    tile = nt, b = nb;
+    return i < hi;
   };
   while (step(s0, s1) && step(s1, s0)) {
   }
