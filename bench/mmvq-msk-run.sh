@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The stream-K msk128 / msk384 tiles beside every other Q4_K candidate, one
+# The stream-K msk128 tile beside every other Q4_K candidate, one
 # device call of about 6-9 min on the merged code (bin/gen built from it):
 #   1. nvcc of the sm90 mmvq source (13 parts in parallel)
-#   2. registers of the msk/mmp tiles; CUDA verify of the four msk variants
-#      and mmp128 t8 (the control); memcheck of msk128 t8 and msk384 t4
+#   2. registers of the msk/mmp tiles; CUDA verify of both msk128 variants
+#      and mmp128 t8 (the control); memcheck of both msk128
 #   3. bf16 cuBLAS (graph) and copy bandwidth on issue 11's shapes
 #      (bench/mmvq-shapes.yaml), then the Q4_K suite on them, every
 #      candidate graph-timed in the same call
@@ -17,8 +17,8 @@ DEADLINE=${DEADLINE:-560}
 begin
 M=$(nvccparts generated/hip/mmvq_sm90.hip 13 /tmp/nv) || exit 1
 regs tiles "_t[48]_m[ms][kp][0-9]" /tmp/nv/*.cubin | tee "$r/resources.txt"
-verifyvariants "$M" msk mmvq_q4_k_r16_t4_msk128 mmvq_q4_k_r16_t8_msk128 mmvq_q4_k_r16_t4_msk384 mmvq_q4_k_r16_t8_msk384 mmvq_q4_k_r16_t8_mmp128
-memcheck mmvq_q4_k_r16_t8_msk128 mmvq_q4_k_r16_t4_msk384
+verifyvariants "$M" msk mmvq_q4_k_r16_t4_msk128 mmvq_q4_k_r16_t8_msk128 mmvq_q4_k_r16_t8_mmp128
+memcheck mmvq_q4_k_r16_t8_msk128 mmvq_q4_k_r16_t4_msk128
 log "cublas"
 cublas bench/mmvq-shapes.yaml
 timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$M" --reps 20 --dtypes q4_k \

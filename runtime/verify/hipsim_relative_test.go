@@ -222,7 +222,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 			} else if t == "mmp128" {
 				sub = "mmp" // the persistent tensor-core tile: both of them
 			} else if strings.HasPrefix(t, "msk") {
-				sub = "msk" // the stream-K tiles: all four
+				sub = "msk" // the stream-K tile: both of them
 			} else if strings.HasPrefix(t, "mms") {
 				sub = "mms" // LDS-staged activations: a sample of their own
 			} else if sub == "mma" && paramS(v, "dtype") == "q6_k" {
@@ -297,7 +297,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				case "mmp":
 					limit = 2
 				case "msk":
-					limit = 4
+					limit = 2
 				}
 				step := (len(vs) + limit - 1) / limit
 				keep := map[string]bool{}
