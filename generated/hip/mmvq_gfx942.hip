@@ -691,44 +691,6 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
-// The persistent tiles' X in LDS: each Q8_1 block's 32 quants (a token's
-// row padded by 32 bytes, so that the 8 tokens of a B fragment fall in
-// distinct banks) and, per token pair, the blocks' d and exact quant sums
-// as f32; a block a lane (at most TOK x KMAX / 32 / WG, rounded up, each; all loads
-// issued before the first is used); tokens past T as zeros. The caller
-// syncs the workgroup after it.
-template <int TOK, int WG, int KMAX>
-KG_DEVICE void mmp_decode_x(uint32_t (&xq)[TOK][(KMAX + 32) / 4], float (&xds)[KMAX / 32][TOK / 2][4], const uint8_t* __restrict__ X,
-                            int T, int XB) {
-  const int tid = kg_tid();
-  constexpr int IT = (TOK * KMAX / 32 + WG - 1) / WG;
-  const int TXB = min(T, TOK) * XB;
-  uint32_t v[IT][9];
-#pragma unroll
-  for (int k = 0; k < IT; ++k) {
-    const int i = tid + k * WG;
-#pragma unroll
-    for (int w = 0; w < 9; ++w) v[k][w] = 0u;
-    if (i < TXB) {
-#pragma unroll
-      for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < IT; ++k) {
-    const int i = tid + k * WG, t = i / XB, blk = i % XB;
-    if (i < TOK * XB) {
-      int sum = 0;
-#pragma unroll
-      for (int w = 0; w < 8; ++w) {
-        xq[t][8 * blk + w] = v[k][w + 1];
-        sum = dot4(v[k][w + 1], 0x01010101u, sum);
-      }
-      xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
-      xds[blk][t / 2][2 + t % 2] = (float)sum;
-    }
-  }
-}
 // mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes all of X
 // once into LDS: each Q8_1 block's 32 quants (a token's row padded by 32
 // bytes, so that the 8 tokens of a B fragment fall in distinct banks) and,
@@ -762,7 +724,38 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   int tile = kg_bid_x(), b = warp;
   MmaW s0, s1;
   if (warp < NB) load(s0, tile, b);
-  mmp_decode_x<TOK, WG, KMAX>(xq, xds, X, T, XB);
+  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
+  // each, all loads issued before the first is used); tokens past T as
+  // zeros
+  {
+    constexpr int IT = TOK * KMAX / 32 / WG;
+    const int TXB = min(T, TOK) * XB;
+    uint32_t v[IT][9];
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG;
+#pragma unroll
+      for (int w = 0; w < 9; ++w) v[k][w] = 0u;
+      if (i < TXB) {
+#pragma unroll
+        for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG, t = i / XB, blk = i % XB;
+      if (i < TOK * XB) {
+        int sum = 0;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+          xq[t][8 * blk + w] = v[k][w + 1];
+          sum = dot4(v[k][w + 1], 0x01010101u, sum);
+        }
+        xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
+        xds[blk][t / 2][2 + t % 2] = (float)sum;
+      }
+    }
+  }
   kg_sync();
   const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
@@ -803,141 +796,6 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   };
   while (step(s0, s1) && step(s1, s0)) {
   }
-}
-// msk128 (tokens 4, 8): mmpN with the work split evenly, stream-K style.
-// The items are (tile, superblock) pairs, tile-major, tiles x K/256 of
-// them; workgroup w of G takes items [w I / G, (w + 1) I / G), so none has
-// more than one item above the average (mmpN's whole tiles a workgroup
-// leave 3 on some and 2 on others on a 2.3-tile layer). Inside its range a
-// workgroup walks as mmpN: its warps take the current tile's superblocks
-// in turn (adjacent superblocks at once: one run of each row), the
-// weights' two register buffers running on across tiles, the warps' sums
-// added through LDS at each tile's end. A tile the range covers whole is
-// stored; a tile it shares goes to `partial` (slot 0: the range's first
-// tile, 1: its last), and the last of the tile's workgroups to arrive (a
-// counter a tile, which it resets) adds the slots in workgroup order: the
-// sum does not depend on who finishes first. (A first version split the
-// items over warps, each streaming its own rows alone: 1.08-1.24x slower
-// than mmp128 on every LM head, H100 run 2026-12-07 "msk-warp"; branch
-// exp/msk-warp.)
-template <int TOK, int WG>
-KG_DEVICE void mmvq_msk_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y,
-                             float* __restrict__ partial, unsigned* __restrict__ counter, int T, int N, int K) {
-  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
-  static_assert(WG % 32 == 0 && NW >= 4 && TOK >= 2, "msk tiles: whole warps, at least 4 (128 sums a tile); 2 or more tokens");
-  KG_SHARED __attribute__((aligned(16))) uint32_t xq[TOK][(KMAX + 32) / 4];
-  KG_SHARED __attribute__((aligned(16))) float xds[KMAX / 32][NP][4];  // d(2p), d(2p+1), sum(2p), sum(2p+1)
-  KG_SHARED float red[2][NW][4][32];
-  KG_SHARED unsigned lastwg;
-  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
-  const int g = lane / 4, q = lane % 4;
-  const int NB = K / 256, XB = K / 32;
-  const int tiles = (N + 15) / 16, wg = kg_bid_x();
-  const long long I = (long long)tiles * NB, G = kg_nbid_x();
-  auto start = [&](long long w) { return (int)(w * I / G); };  // workgroup w's first item
-  // the workgroup whose range holds item i: the last w with start(w) <= i
-  auto holder = [&](int i) { return (int)(((long long)(i + 1) * G + I - 1) / I - 1); };
-  const int lo = start(wg), hi = start(wg + 1);
-  if (lo >= hi) return;  // more workgroups than items (the whole workgroup)
-  const int tfirst = lo / NB, tlast = (hi - 1) / NB;
-  // this warp's next item: i + NW in tile t, else its first in a later tile
-  // (past tlast: none)
-  auto seek = [&](int& t, int& i) {
-    while (t <= tlast && i >= min(hi, t * NB + NB)) {
-      ++t;
-      i = (lo > t * NB ? lo : t * NB) + warp;
-    }
-  };
-  auto load = [&](MmaW& s, int t, int i) {
-    const int row0 = t * 16, b = i - t * NB;
-    const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
-    const uint8_t* w1 = W + ((size_t)min(row0 + 8 + g, N - 1) * NB + b) * 144;
-    mma_loadw(s, w0, w1, q);
-  };
-  int t = tfirst, i = lo + warp;
-  seek(t, i);
-  MmaW s0, s1;
-  if (t <= tlast) load(s0, t, i);  // in flight while X is decoded
-  mmp_decode_x<TOK, WG, KMAX>(xq, xds, X, T, XB);
-  kg_sync();
-  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
-  const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
-  auto compute = [&](float (&acc)[4], const MmaW& s, int b) {
-    float dsc[2][8], dm[2][8];
-    mma_scales(dsc, dm, s);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const int blk = 8 * b + j;
-      const uint32_t b0 = xb[8 * blk], b1 = xb[8 * blk + 1];
-      const float* ds = xds[blk][p];
-      const float dx[2] = {ds[0], ds[1]}, fs[2] = {ds[2], ds[3]};
-      mma_q4k_sub<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
-    }
-  };
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  int par = 0, ct = tfirst;  // ct: the next tile to sum (every warp sums every tile of the range, in order)
-  // thread i < 128 of the tile's sums: row g + 8 (i / 64), token 2q + (i / 32) % 2 of lane i % 32
-  auto put = [&](float v, int tile) {
-    const int e = tid / 32, l = tid % 32, tt = 2 * (l % 4) + (e & 1), n = tile * 16 + l / 4 + 8 * (e >> 1);
-    if (tt < TOK && tt < T && n < N) Y[(size_t)tt * N + n] = v;
-  };
-  // partial: two slots of 128 floats a workgroup
-  auto slot = [&](int w, int tile) { return partial + (size_t)(2 * w + (start(w) / NB == tile ? 0 : 1)) * 128 + tid; };
-  auto sum_tile = [&]() {
-    const int tile = ct++;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) red[par][warp][e][lane] = acc[e], acc[e] = 0.0f;
-    kg_sync();
-    float v = 0.0f;
-    if (tid < 128) {
-      for (int w = 0; w < NW; ++w) v += red[par][w][tid / 32][tid % 32];
-    }
-    par ^= 1;
-    if (tile * NB >= lo && tile * NB + NB <= hi) {
-      if (tid < 128) put(v, tile);
-      return;
-    }
-    if (tid < 128) *slot(wg, tile) = v;
-    kg_fence();
-    kg_sync();
-    // the tile's workgroups: w0..w1 but those with empty ranges (I < G)
-    if (tid == 0) {
-      const int w0 = holder(tile * NB), w1 = holder(tile * NB + NB - 1);
-      unsigned nwg = 0;
-      for (int w = w0; w <= w1; ++w) nwg += start(w) < start(w + 1);
-      lastwg = kg_atomic_inc(&counter[tile]) == nwg - 1;
-    }
-    kg_sync();
-    if (lastwg) {
-      kg_fence();
-      if (tid < 128) {
-        const int w0 = holder(tile * NB), w1 = holder(tile * NB + NB - 1);
-        float total = 0.0f;
-        for (int w = w0; w <= w1; ++w)
-          if (start(w) < start(w + 1)) total += *(const volatile float*)slot(w, tile);
-        put(total, tile);
-      }
-      if (tid == 0) counter[tile] = 0;  // ready for the next launch
-    }
-    kg_sync();  // lastwg is read before the next shared tile writes it
-  };
-  // one step: the next item's loads into nxt, compute cur, the sums of the
-  // tiles this warp is done with
-  auto step = [&](const MmaW& cur, MmaW& nxt) {
-    int nt = t, ni = i + NW;
-    seek(nt, ni);
-    if (nt <= tlast) load(nxt, nt, ni);
-    compute(acc, cur, i - t * NB);
-    while (ct < nt) sum_tile();
-    t = nt, i = ni;
-    return t <= tlast;
-  };
-  if (t <= tlast) {
-    while (ct < t) sum_tile();  // the tiles before this warp's first item: none of its sums
-    while (step(s0, s1) && step(s1, s0)) {
-    }
-  }
-  while (ct <= tlast) sum_tile();  // a warp with no items left still joins every tile's sums
 }
 
 // Streaming tiles (layout stream, target: cuda archs only; q4_k, 1..4
