@@ -3,7 +3,9 @@
 #   1. the sm90 mmvq and quant_q8_1 sources through nvcc (parts in parallel,
 #      niced, in the background: CPU only, while the GPU does 2-4)
 #   2. `gen verify --family mmvq` through NVIDIA's Vulkan driver (stopped once
-#      it prints its summary: the driver hangs the process at exit)
+#      it prints its summary: the driver hangs the process at exit; or after
+#      VKCAP seconds, default 240: on an H100 the 840 variants took over 150,
+#      500 done at 130 s in run h100-2026-12-07f)
 #   3. Vulkan, ggml's shape (4096 x 14336, n = 1..5, 8), Q4_K, Q6_K, Q8_0:
 #      kgen's pair (quant_q8_1 + GEMV) and GEMV with --timing ggml, then
 #      ggml's Vulkan mul_mat_vec (.peers/ggml-vulkan) on the same types:
@@ -18,7 +20,7 @@
 # packed into $OUT/r.tgz.
 set -u
 . bench/device-env.sh
-DEADLINE=${DEADLINE:-560}
+DEADLINE=${DEADLINE:-585}
 begin
 
 log "nvcc (background)"
@@ -27,7 +29,7 @@ log "nvcc (background)"
 nv=$!
 
 log "verify vulkan mmvq"
-vkverify 150 "$r/verify-vulkan.txt" --family mmvq --arch nvidia
+vkverify "${VKCAP:-240}" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
 
 vkggml
 
