@@ -1,122 +1,36 @@
 package ref
 
 import (
-	"bufio"
 	"encoding/binary"
-	"encoding/hex"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/kgen-dev/kgen/runtime/internal/golden"
 )
 
-type goldenCase struct {
-	name, kind string
-	x          []float32
-	want       []byte
-	line       int
-}
-
-// readGolden parses testdata/golden.txt (format described in the file).
-func readGolden(t *testing.T) []goldenCase {
-	t.Helper()
-	f, err := os.Open("testdata/golden.txt")
+func TestGolden(t *testing.T) {
+	cases, err := golden.Read("testdata/golden.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var cases []goldenCase
-	var cur *goldenCase
-	inWant := false
-	sc := bufio.NewScanner(f)
-	for ln := 1; sc.Scan(); ln++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		fail := func(format string, a ...any) {
-			t.Fatalf("golden.txt:%d: %s", ln, fmt.Sprintf(format, a...))
-		}
-		switch {
-		case fields[0] == "case":
-			if cur != nil || len(fields) != 4 || !strings.HasPrefix(fields[3], "K=") {
-				fail("bad case line")
-			}
-			k, err := strconv.Atoi(fields[3][2:])
-			if err != nil {
-				fail("%v", err)
-			}
-			cur = &goldenCase{name: fields[1], kind: fields[2], x: make([]float32, k), line: ln}
-		case cur == nil:
-			fail("content outside a case")
-		case fields[0] == "end":
-			cases = append(cases, *cur)
-			cur, inWant = nil, false
-		case fields[0] == "want":
-			inWant = true
-		case inWant:
-			for _, tok := range fields {
-				hx, rep := tok, 1
-				if h, r, ok := strings.Cut(tok, "*"); ok {
-					hx = h
-					if rep, err = strconv.Atoi(r); err != nil {
-						fail("%v", err)
-					}
-				}
-				b, err := hex.DecodeString(hx)
-				if err != nil || len(b) != 1 {
-					fail("bad hex token %q", tok)
-				}
-				for i := 0; i < rep; i++ {
-					cur.want = append(cur.want, b[0])
-				}
-			}
-		case fields[0] == "x":
-			for _, kv := range fields[1:] {
-				ks, vs, ok := strings.Cut(kv, "=")
-				idx, err1 := strconv.Atoi(ks)
-				v, err2 := strconv.ParseFloat(vs, 32)
-				if !ok || err1 != nil || err2 != nil || idx < 0 || idx >= len(cur.x) {
-					fail("bad input %q", kv)
-				}
-				cur.x[idx] = float32(v)
-			}
-		default:
-			fail("unexpected %q", fields[0])
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if cur != nil {
-		t.Fatalf("golden.txt: case %s not ended", cur.name)
-	}
-	return cases
-}
-
-func TestGolden(t *testing.T) {
-	cases := readGolden(t)
 	n := 0
 	for _, c := range cases {
 		var got []byte
-		switch c.kind {
+		switch c.Kind {
 		case "q8k":
 			var err error
-			if got, err = QuantizeQ8K(c.x); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
+			if got, err = QuantizeQ8K(c.X); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
 			}
 		case "q81":
-			got = QuantizeQ8_1(c.x, len(c.x))
+			got = QuantizeQ8_1(c.X, len(c.X))
 		default:
-			t.Fatalf("%s: unknown kind %q", c.name, c.kind)
+			t.Fatalf("%s: unknown kind %q", c.Name, c.Kind)
 		}
-		if i := FirstByteMismatch(got, c.want); i >= 0 {
+		if i := FirstByteMismatch(got, c.Want); i >= 0 {
 			t.Errorf("%s (golden.txt:%d): first mismatch at byte %d (len got %d, want %d)\n got % x\nwant % x",
-				c.name, c.line, i, len(got), len(c.want), window(got, i), window(c.want, i))
+				c.Name, c.Line, i, len(got), len(c.Want), window(got, i), window(c.Want, i))
 			continue
 		}
 		n++

@@ -1,22 +1,18 @@
 package verify
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/kgen-dev/kgen/generated"
 	kruntime "github.com/kgen-dev/kgen/runtime"
 	"github.com/kgen-dev/kgen/runtime/ref"
 	"github.com/kgen-dev/kgen/runtime/table"
+
+	"github.com/kgen-dev/kgen/runtime/internal/golden"
 )
 
 // exactVariants returns the table's variants of a backend and arch whose
@@ -204,25 +200,28 @@ func TestQuantSkewedDivision(t *testing.T) {
 // that type.
 func TestQuantGolden(t *testing.T) {
 	r := openLavapipe(t)
-	cases := readGoldenFile(t, "../ref/testdata/golden.txt")
+	cases, err := golden.Read("../ref/testdata/golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	checked := 0
 	for _, v := range exactVariants(t, "vulkan", "llvmpipe") {
 		kind := formatOf(t, v).kind
 		chk := mustChecker(t, v, r.Device())
 		for _, c := range cases {
-			if c.kind != kind {
+			if c.Kind != kind {
 				continue
 			}
-			x, dec, err := ref.Encode(chk.dtype.Act, c.x)
+			x, dec, err := ref.Encode(chk.dtype.Act, c.X)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameBits(dec, c.x) {
+			if !sameBits(dec, c.X) {
 				continue // not representable in this input type
 			}
-			l, err := kruntime.Plan(v, r.Device(), quantOp(v, 1, len(c.x)))
+			l, err := kruntime.Plan(v, r.Device(), quantOp(v, 1, len(c.X)))
 			if err != nil {
-				t.Fatalf("%s %s: %v", v.Name, c.name, err)
+				t.Fatalf("%s %s: %v", v.Name, c.Name, err)
 			}
 			var in string
 			for _, b := range l.Buffers {
@@ -232,10 +231,10 @@ func TestQuantGolden(t *testing.T) {
 			}
 			got, err := r.Run(l, map[string][]byte{in: x}, chk.vf.Poison, chk.vf.Guard)
 			if err != nil {
-				t.Fatalf("%s %s: %v", v.Name, c.name, err)
+				t.Fatalf("%s %s: %v", v.Name, c.Name, err)
 			}
-			if !bytes.Equal(got[:len(c.want)], c.want) {
-				t.Errorf("%s golden %s (golden.txt:%d):\n got %x\nwant %x", v.Name, c.name, c.line, got[:len(c.want)], c.want)
+			if !bytes.Equal(got[:len(c.Want)], c.Want) {
+				t.Errorf("%s golden %s (golden.txt:%d):\n got %x\nwant %x", v.Name, c.Name, c.Line, got[:len(c.Want)], c.Want)
 			}
 			checked++
 		}
@@ -253,91 +252,6 @@ func sameBits(a, b []float32) bool {
 		}
 	}
 	return true
-}
-
-type goldenCase struct {
-	name, kind string
-	x          []float32
-	want       []byte
-	line       int
-}
-
-// readGoldenFile parses the golden vector file (its format is described in
-// the file).
-func readGoldenFile(t *testing.T, path string) []goldenCase {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var cases []goldenCase
-	var cur *goldenCase
-	inWant := false
-	sc := bufio.NewScanner(f)
-	for ln := 1; sc.Scan(); ln++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		fail := func(format string, a ...any) { t.Fatalf("%s:%d: %s", path, ln, fmt.Sprintf(format, a...)) }
-		switch {
-		case fields[0] == "case":
-			if cur != nil || len(fields) != 4 || !strings.HasPrefix(fields[3], "K=") {
-				fail("bad case line")
-			}
-			k, err := strconv.Atoi(fields[3][2:])
-			if err != nil {
-				fail("%v", err)
-			}
-			cur = &goldenCase{name: fields[1], kind: fields[2], x: make([]float32, k), line: ln}
-		case cur == nil:
-			fail("content outside a case")
-		case fields[0] == "end":
-			cases = append(cases, *cur)
-			cur, inWant = nil, false
-		case fields[0] == "want":
-			inWant = true
-		case inWant:
-			for _, tok := range fields {
-				hx, rep := tok, 1
-				if h, n, ok := strings.Cut(tok, "*"); ok {
-					hx = h
-					if rep, err = strconv.Atoi(n); err != nil {
-						fail("%v", err)
-					}
-				}
-				b, err := hex.DecodeString(hx)
-				if err != nil || len(b) != 1 {
-					fail("bad hex token %q", tok)
-				}
-				cur.want = append(cur.want, bytes.Repeat(b, rep)...)
-			}
-		case fields[0] == "x":
-			for _, kv := range fields[1:] {
-				ks, vs, ok := strings.Cut(kv, "=")
-				i, err := strconv.Atoi(ks)
-				if !ok || err != nil || i < 0 || i >= len(cur.x) {
-					fail("bad assignment %q", kv)
-				}
-				fv, err := strconv.ParseFloat(vs, 32)
-				if err != nil {
-					fail("bad value %q: %v", vs, err)
-				}
-				cur.x[i] = float32(fv)
-			}
-		default:
-			fail("unknown line %q", line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) == 0 {
-		t.Fatalf("%s: no cases", path)
-	}
-	return cases
 }
 
 // TestQuantNoContraction checks the compiled quantizer blobs: every float
