@@ -23,7 +23,9 @@ import (
 // launch, whatever the family: argv = kernel gx gy poison guard outfile,
 // then one "in:SIZE:FILE", "out:SIZE" or "scratch:SIZE" per buffer in
 // order, then "--" and the 32-bit arguments. Pointers and integers are
-// passed to the kernel in its own parameter order (buffers first).
+// passed to the kernel in its own parameter order (buffers first). GRACE:
+// the rounds a lane may wait at a barrier on lanes that have finished
+// (simDriverSource).
 const contractDriver = `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,17 +84,30 @@ int main(int argc, char** argv) {
   }
   for (int i = 0, j = a + 1; j < argc; i++, j++) A[i] = strtol(argv[j], NULL, 0);
   if (out < 0) return 2;
-  // lanes waiting on finished ones for 2^18 rounds: barrier divergence
   kg_sim_grid_x = gx;
   for (int by = 0; by < gy; by++)
     for (int bx = 0; bx < gx; bx++)
-      if (int rc = kg_sim_workgroup(wg, bx, by, lane_main, 1 << 18)) return rc;
+      if (int rc = kg_sim_workgroup(wg, bx, by, lane_main, GRACE)) return rc;
   FILE* f = fopen(outfile, "wb");
   if (!f || fwrite(P[out], 1, outBytes, f) != (size_t)outBytes) return 2;
   fclose(f);
   return 0;
 }
 `
+
+// simDriverSource is contractDriver for the kernels vs of source base
+// (file name, in the include path), with grace: "0" where every lane of a
+// workgroup passes the same barriers (the quantizers), "1 << 18" where
+// lanes that finished early leave others waiting (the relative families'
+// tails: barrier divergence).
+func simDriverSource(base string, vs []*table.Variant, dev kruntime.Device, grace string) string {
+	var wrappers, list strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&wrappers, "static void k_%s() { invoke(%s); }\n", v.Name, v.Name)
+		fmt.Fprintf(&list, "  {%q, k_%s, %d},\n", v.Name, v.Name, kruntime.WorkgroupSize(v, dev))
+	}
+	return strings.NewReplacer("SOURCE", base, "WRAPPERS", wrappers.String(), "KERNELS", list.String(), "GRACE", grace).Replace(contractDriver)
+}
 
 // contractSim runs variants of one HIP source on the CPU, with any
 // family's launch contract.
@@ -110,6 +125,16 @@ func (r *contractSim) Run(l *kruntime.Launch, inputs map[string][]byte, poison u
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	sizes := make([]int, len(l.Buffers))
+	for i, b := range l.Buffers {
+		sizes[i] = b.Size + guard
+		if b.Dir == "in" {
+			sizes[i] = len(inputs[b.Name])
+		}
+	}
+	if err := l.CheckBuffers(sizes); err != nil {
+		return nil, err
+	}
 	if l.Groups[2] != 1 {
 		return nil, fmt.Errorf("%s: a grid z of %d (the simulation runs x and y)", l.Variant.Name, l.Groups[2])
 	}
@@ -298,13 +323,11 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				step := (len(vs) + limit - 1) / limit
 				keep := map[string]bool{}
 				var sample []table.Variant
-				var wrappers, list strings.Builder
+				var kernels []*table.Variant
 				for i := 0; i < len(vs); i += step {
-					v := vs[i]
-					sample = append(sample, v)
-					keep[v.Name] = true
-					fmt.Fprintf(&wrappers, "static void k_%s() { invoke(%s); }\n", v.Name, v.Name)
-					fmt.Fprintf(&list, "  {%q, k_%s, %d},\n", v.Name, v.Name, kruntime.WorkgroupSize(&v, dev))
+					sample = append(sample, vs[i])
+					kernels = append(kernels, &vs[i])
+					keep[vs[i].Name] = true
 				}
 				src, err := os.ReadFile(filepath.Join(root, "generated", "hip", base))
 				if err != nil {
@@ -317,7 +340,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(d, base), keepKernels(src, keep), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				drv := strings.NewReplacer("SOURCE", base, "WRAPPERS", wrappers.String(), "KERNELS", list.String()).Replace(contractDriver)
+				drv := simDriverSource(base, kernels, dev, "1 << 18")
 				if err := os.WriteFile(filepath.Join(d, "driver.cpp"), []byte(drv), 0o644); err != nil {
 					t.Fatal(err)
 				}
