@@ -691,44 +691,6 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
-// The persistent tiles' X in LDS: each Q8_1 block's 32 quants (a token's
-// row padded by 32 bytes, so that the 8 tokens of a B fragment fall in
-// distinct banks) and, per token pair, the blocks' d and exact quant sums
-// as f32; a block a lane (at most TOK x KMAX / 32 / WG, rounded up, each; all loads
-// issued before the first is used); tokens past T as zeros. The caller
-// syncs the workgroup after it.
-template <int TOK, int WG, int KMAX>
-KG_DEVICE void mmp_decode_x(uint32_t (&xq)[TOK][(KMAX + 32) / 4], float (&xds)[KMAX / 32][TOK / 2][4], const uint8_t* __restrict__ X,
-                            int T, int XB) {
-  const int tid = kg_tid();
-  constexpr int IT = (TOK * KMAX / 32 + WG - 1) / WG;
-  const int TXB = min(T, TOK) * XB;
-  uint32_t v[IT][9];
-#pragma unroll
-  for (int k = 0; k < IT; ++k) {
-    const int i = tid + k * WG;
-#pragma unroll
-    for (int w = 0; w < 9; ++w) v[k][w] = 0u;
-    if (i < TXB) {
-#pragma unroll
-      for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < IT; ++k) {
-    const int i = tid + k * WG, t = i / XB, blk = i % XB;
-    if (i < TOK * XB) {
-      int sum = 0;
-#pragma unroll
-      for (int w = 0; w < 8; ++w) {
-        xq[t][8 * blk + w] = v[k][w + 1];
-        sum = dot4(v[k][w + 1], 0x01010101u, sum);
-      }
-      xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
-      xds[blk][t / 2][2 + t % 2] = (float)sum;
-    }
-  }
-}
 // mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes all of X
 // once into LDS: each Q8_1 block's 32 quants (a token's row padded by 32
 // bytes, so that the 8 tokens of a B fragment fall in distinct banks) and,
@@ -762,7 +724,38 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   int tile = kg_bid_x(), b = warp;
   MmaW s0, s1;
   if (warp < NB) load(s0, tile, b);
-  mmp_decode_x<TOK, WG, KMAX>(xq, xds, X, T, XB);
+  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
+  // each, all loads issued before the first is used); tokens past T as
+  // zeros
+  {
+    constexpr int IT = TOK * KMAX / 32 / WG;
+    const int TXB = min(T, TOK) * XB;
+    uint32_t v[IT][9];
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG;
+#pragma unroll
+      for (int w = 0; w < 9; ++w) v[k][w] = 0u;
+      if (i < TXB) {
+#pragma unroll
+        for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < IT; ++k) {
+      const int i = tid + k * WG, t = i / XB, blk = i % XB;
+      if (i < TOK * XB) {
+        int sum = 0;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+          xq[t][8 * blk + w] = v[k][w + 1];
+          sum = dot4(v[k][w + 1], 0x01010101u, sum);
+        }
+        xds[blk][t / 2][t % 2] = kg_f16_to_f32(v[k][0] & 0xFFFFu);
+        xds[blk][t / 2][2 + t % 2] = (float)sum;
+      }
+    }
+  }
   kg_sync();
   const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
@@ -803,160 +796,6 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   };
   while (step(s0, s1) && step(s1, s0)) {
   }
-}
-// mmh128 (tokens 4, 8): mmpN with its last, partial round of tiles split
-// evenly (data-parallel + stream-K). mmpN's workgroups take whole 16-row
-// tiles gridDim (G) apart, so a layer of 2.3 tiles a workgroup leaves 3 on
-// some and 2 on others. Here the first floor(tiles / G) rounds go as in
-// mmpN (the grid on one band of rows at a time); the rest, tiles mod G of
-// them, are (tile, superblock) items, tile-major, and workgroup w takes
-// items [w I / G, (w + 1) I / G) of them: none has more than one item
-// above the average. A tile of that round two workgroups share goes to
-// `partial` (slot 0: the range's first tile, 1: its last), and the last of
-// its workgroups to arrive (a counter a tile, which it resets) adds the
-// slots in workgroup order: the sum does not depend on who finishes first.
-// The warps take a tile's superblocks in turn and sum through LDS at its
-// end, as mmpN. (Splitting all items into contiguous ranges, per warp or
-// per workgroup, lost to mmp128 everywhere, by 8-10% on LM heads where it
-// changes nothing else: H100 runs 2026-12-07d/e, branches exp/msk-warp and
-// exp/msk.)
-template <int TOK, int WG>
-KG_DEVICE void mmvq_mmh_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y,
-                             float* __restrict__ partial, unsigned* __restrict__ counter, int T, int N, int K) {
-  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
-  static_assert(WG % 32 == 0 && NW >= 4 && TOK >= 2, "mmh tiles: whole warps, at least 4 (128 sums a tile); 2 or more tokens");
-  KG_SHARED __attribute__((aligned(16))) uint32_t xq[TOK][(KMAX + 32) / 4];
-  KG_SHARED __attribute__((aligned(16))) float xds[KMAX / 32][NP][4];  // d(2p), d(2p+1), sum(2p), sum(2p+1)
-  KG_SHARED float red[2][NW][4][32];
-  KG_SHARED unsigned lastwg;
-  const int tid = kg_tid(), lane = tid % 32, warp = tid / 32;
-  const int g = lane / 4, q = lane % 4;
-  const int NB = K / 256, XB = K / 32;
-  const int tiles = (N + 15) / 16, wg = kg_bid_x(), G = kg_nbid_x();
-  if (wg >= tiles) return;
-  // the last round: tiles base.. as items [0, I), split over the grid
-  const int rounds = tiles / G, base = rounds * G;
-  const long long I = (long long)(tiles - base) * NB;
-  auto start = [&](long long w) { return (int)(w * I / G); };  // workgroup w's first item of the last round
-  // the workgroup whose range holds item i: the last w with start(w) <= i
-  auto holder = [&](int i) { return (int)(((long long)(i + 1) * G + I - 1) / I - 1); };
-  auto load = [&](MmaW& s, int tile, int b) {
-    const int row0 = tile * 16;
-    const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
-    const uint8_t* w1 = W + ((size_t)min(row0 + 8 + g, N - 1) * NB + b) * 144;
-    mma_loadw(s, w0, w1, q);
-  };
-  // The walk: virtual items v in [lo, hi), virtual tile v / NB, real tile
-  // tile_of(v / NB). Round by round (lo 0, hi rounds x NB, tile_of(t) = wg
-  // + t G: whole tiles), then the last round (its items, tile_of(t) = base
-  // + t). A warp's items in a tile: the tile's part of [lo, hi) from its
-  // first + warp, NW apart.
-  MmaW s0, s1;
-  int par = 0;
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
-  const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
-  auto compute = [&](const MmaW& s, int b) {
-    float dsc[2][8], dm[2][8];
-    mma_scales(dsc, dm, s);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const int blk = 8 * b + j;
-      const uint32_t b0 = xb[8 * blk], b1 = xb[8 * blk + 1];
-      const float* ds = xds[blk][p];
-      const float dx[2] = {ds[0], ds[1]}, fs[2] = {ds[2], ds[3]};
-      mma_q4k_sub<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
-    }
-  };
-  // thread i < 128 of the tile's sums: row g + 8 (i / 64), token 2q + (i / 32) % 2 of lane i % 32
-  auto put = [&](float v, int tile) {
-    const int e = tid / 32, l = tid % 32, tt = 2 * (l % 4) + (e & 1), n = tile * 16 + l / 4 + 8 * (e >> 1);
-    if (tt < TOK && tt < T && n < N) Y[(size_t)tt * N + n] = v;
-  };
-  // partial: two slots of 128 floats a workgroup
-  auto slot = [&](int w, int t) { return partial + (size_t)(2 * w + (start(w) / NB == t ? 0 : 1)) * 128 + tid; };
-  // the workgroup's sums of virtual tile t (real tile `tile`); shared: a
-  // tile of the last round that [lo, hi) does not cover whole
-  auto sum_tile = [&](int t, int tile, bool shared) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) red[par][warp][e][lane] = acc[e], acc[e] = 0.0f;
-    kg_sync();
-    float v = 0.0f;
-    if (tid < 128) {
-      for (int w = 0; w < NW; ++w) v += red[par][w][tid / 32][tid % 32];
-    }
-    par ^= 1;
-    if (!shared) {
-      if (tid < 128) put(v, tile);
-      return;
-    }
-    if (tid < 128) *slot(wg, t) = v;
-    kg_fence();
-    kg_sync();
-    // the tile's workgroups: w0..w1 but those with empty ranges (I < G)
-    const int w0 = holder(t * NB), w1 = holder(t * NB + NB - 1);
-    if (tid == 0) {
-      unsigned nwg = 0;
-      for (int w = w0; w <= w1; ++w) nwg += start(w) < start(w + 1);
-      lastwg = kg_atomic_inc(&counter[tile]) == nwg - 1;
-    }
-    kg_sync();
-    if (lastwg) {
-      kg_fence();
-      if (tid < 128) {
-        float total = 0.0f;
-        for (int w = w0; w <= w1; ++w)
-          if (start(w) < start(w + 1)) total += *(const volatile float*)slot(w, t);
-        put(total, tile);
-      }
-      if (tid == 0) counter[tile] = 0;  // ready for the next launch
-    }
-    kg_sync();  // lastwg is read before the next shared tile writes it
-  };
-  auto walk = [&](int lo, int hi, auto tile_of, bool last_round, bool first_loaded) {
-    if (lo >= hi) return;
-    const int tfirst = lo / NB, tlast = (hi - 1) / NB;
-    // this warp's next item: i + NW in tile t, else its first in a later
-    // tile (past tlast: none)
-    auto seek = [&](int& t, int& i) {
-      while (t <= tlast && i >= min(hi, t * NB + NB)) {
-        ++t;
-        i = (lo > t * NB ? lo : t * NB) + warp;
-      }
-    };
-    int t = tfirst, i = lo + warp, ct = tfirst;  // ct: the next tile to sum (every warp sums every tile, in order)
-    seek(t, i);
-    if (t <= tlast && !first_loaded) load(s0, tile_of(t), i - t * NB);
-    auto flush = [&](int upto) {
-      for (; ct < upto; ++ct) sum_tile(ct, tile_of(ct), last_round && (ct * NB < lo || ct * NB + NB > hi));
-    };
-    // one step: the next item's loads into nxt, compute cur, the sums of
-    // the tiles this warp is done with
-    auto step = [&](const MmaW& cur, MmaW& nxt) {
-      int nt = t, ni = i + NW;
-      seek(nt, ni);
-      if (nt <= tlast) load(nxt, tile_of(nt), ni - nt * NB);
-      compute(cur, i - t * NB);
-      flush(nt);
-      t = nt, i = ni;
-      return t <= tlast;
-    };
-    if (t <= tlast) {
-      flush(t);  // the tiles before this warp's first item: none of its sums
-      // the pipeline's two buffers alternate; a walk ending on s1 leaves
-      // the next walk to start on s0 again (its first load not in flight)
-      while (step(s0, s1) && step(s1, s0)) {
-      }
-    }
-    flush(tlast + 1);  // a warp with no items left still joins every tile's sums
-  };
-  // the first round's first weights in flight while X is decoded
-  const bool pre = rounds > 0 && warp < NB;
-  if (pre) load(s0, wg, warp);
-  mmp_decode_x<TOK, WG, KMAX>(xq, xds, X, T, XB);
-  kg_sync();
-  walk(0, rounds * NB, [&](int t) { return wg + t * G; }, false, pre);
-  walk(start(wg), start(wg + 1), [&](int t) { return base + t; }, true, false);
 }
 
 // Streaming tiles (layout stream, target: cuda archs only; q4_k, 1..4

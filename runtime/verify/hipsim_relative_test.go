@@ -246,8 +246,6 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				sub = "persist" // the persistent grid: every one of them
 			} else if t == "mmp128" {
 				sub = "mmp" // the persistent tensor-core tile: both of them
-			} else if strings.HasPrefix(t, "mmh") {
-				sub = "mmh" // the hybrid persistent tile: both of them
 			} else if strings.HasPrefix(t, "mms") {
 				sub = "mms" // LDS-staged activations: a sample of their own
 			} else if sub == "mma" && paramS(v, "dtype") == "q6_k" {
@@ -320,8 +318,6 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				case "persist":
 					limit = 4
 				case "mmp":
-					limit = 2
-				case "mmh":
 					limit = 2
 				}
 				step := (len(vs) + limit - 1) / limit
