@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on both
-# backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suites) on whatever
-# card the call gets (a call for either kind may land on an H100 or an
-# H200; gpu.txt says which, and only an H200's run is the acceptance run).
+# One device call that does the most useful work for the card it gets (a
+# call for either kind may land on an H100 or an H200; gpu.txt says which):
+#   H200:  issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on
+#          both backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suites)
+#   other: the current experiment, bench/mmvq-mml-run.sh (mml128 beside
+#          every Q4_K candidate); CARD_RUN=issue11 runs issue 11's script
+#          there too (as run h100-2026-12-07f did)
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
 # ../shared's binary) carried.
 for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* 2>/dev/null
@@ -12,4 +15,7 @@ t=.peers/ggml-vulkan/test-backend-ops.xz
 [ -e "$t" ] && xz -dc "$t" > /tmp/ggml-test-backend-ops && chmod +x /tmp/ggml-test-backend-ops
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "card: $card"
-exec bash bench/mmvq-issue11-run.sh
+case "$card:${CARD_RUN:-}" in
+  *H200*|*:issue11) exec bash bench/mmvq-issue11-run.sh ;;
+  *) exec bash bench/mmvq-mml-run.sh ;;
+esac

@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
-# The lean mms128 (mml128, branch exp/mml) as a tile beside mms128, one
-# device call of about 5 min:
-#   1. nvcc of exp/mml's sm90 mmvq source (.mml/mmvq_sm90.hip, kgen_hip.h;
-#      make them on that branch: mkdir -p .mml && cp generated/hip/mmvq_sm90.hip
-#      generated/hip/kgen_hip.h .mml/ && CGO_ENABLED=0 go build -o
-#      .mml/gen-mml ./cmd/gen && xz -f .mml/gen-mml; .mml/ is git-ignored)
-#   2. CUDA verify of every mml128 variant (t1, t2, t4, t8) and the
-#      registers of mml128 / mms128
-#   3. the Q4_K suite of the ten models of bench/select-shapes.yaml at 3..8
-#      tokens (the tensor-core tiles' range), every candidate (mms128 and
-#      mml128 both), graph-timed: where mml128 wins, scored on models the
-#      rule was not fitted on (run 07a fitted nothing on mml128)
-# Needs .mml carried (and .gl for the loader). Results in $OUT/r.tgz.
-for x in .mml/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x .mml/gen-mml
+# mml128 (mms128 at 4 workgroups an SM, one sub-block's scales and
+# activations live at a time) beside every other Q4_K candidate, one device
+# call of about 5-9 min on main:
+#   1. nvcc of the sm90 mmvq source (13 parts in parallel)
+#   2. registers and stack of mml128 / mms128 (a spill shows as STACK > 0);
+#      CUDA verify of mml128 at 1, 2, 4, 8 tokens and mms128 t8 (the
+#      control); memcheck of mml128 t8 and t1
+#   3. bf16 cuBLAS (graph) and copy on issue 11's shapes, then the Q4_K
+#      suite on them (1, 2, 4, 8 tokens), every candidate graph-timed
+#   4. the Q4_K suite of the ten models (bench/select-shapes.yaml) at 3..8
+#      tokens while DEADLINE (default 560 s) allows
+# Needs bin/gen(.xz) and .gl carried. Results in $OUT/r.tgz.
+for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/*
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
-M=$(nvccparts .mml/mmvq_sm90.hip 12 /tmp/nvM) || exit 1
-regs mml "_t[48]_mm[sl]128" /tmp/nvM/*.cubin | tee "$r/resources.txt"
-GEN=.mml/gen-mml verifyvariants "$M" mml $(q4ktiles mml128)
-sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
-timeout "$(left)" .mml/gen-mml bench --backend cuda --family mmvq --module "$M" --reps 10 --dtypes q4_k \
-  --shapes /tmp/sel.yaml --out "$r/mmvq-mml-cuda-q4_k.json" > "$r/mmvq-mml-cuda-q4_k.txt" 2>&1
-log "suite exit $? ($(grep -c heuristic "$r/mmvq-mml-cuda-q4_k.txt") cases)"
+M=$(nvccparts generated/hip/mmvq_sm90.hip 13 /tmp/nv) || exit 1
+regs tiles "_t[1248]_mm[ls]128" /tmp/nv/*.cubin | tee "$r/resources.txt"
+verifyvariants "$M" mml $(q4ktiles mml128) mmvq_q4_k_r16_t8_mms128
+memcheck mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t1_mml128
+cublas bench/mmvq-shapes.yaml
+timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$M" --reps 20 --dtypes q4_k \
+  --shapes bench/mmvq-shapes.yaml --out "$r/mmvq-issue11-q4_k.json" > "$r/mmvq-issue11-q4_k.txt" 2>&1
+log "issue 11 shapes exit $? ($(grep -c heuristic "$r/mmvq-issue11-q4_k.txt") cases)"
+if [ "$(left)" -gt 60 ]; then
+  sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
+  timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$M" --reps 10 --dtypes q4_k \
+    --shapes /tmp/sel.yaml --out "$r/mmvq-suite-q4_k.json" > "$r/mmvq-suite-q4_k.txt" 2>&1
+  log "suite exit $? ($(grep -c heuristic "$r/mmvq-suite-q4_k.txt") cases)"
+fi
 log done

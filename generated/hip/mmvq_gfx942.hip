@@ -400,9 +400,10 @@ KG_DEVICE void mma_scales(float (&dsc)[2][8], float (&dm)[2][8], const MmaW& s) 
 // Sub-block j of one superblock: its weights' MMA with B (b0, b1) and
 // the f32 terms, given the Q8_1 blocks' d (dx) and quant sums (fs) of
 // tokens 2q, 2q + 1.
+// (dsc, dm: sub-block j's of rows g, g + 8)
 template <int TOK>
-KG_DEVICE void mma_q4k_sub(float (&acc)[4], const MmaW& s, int j, uint32_t b0, uint32_t b1, const float (&dsc)[2][8],
-                           const float (&dm)[2][8], const float (&dx)[2], const float (&fs)[2]) {
+KG_DEVICE void mma_q4k_sub_j(float (&acc)[4], const MmaW& s, int j, uint32_t b0, uint32_t b1, const float (&dsc)[2],
+                             const float (&dm)[2], const float (&dx)[2], const float (&fs)[2]) {
   constexpr int MAGIC = 0x4B400000;
   const int c = j / 2, sh = 4 * (j % 2);
   int D[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
@@ -412,8 +413,14 @@ KG_DEVICE void mma_q4k_sub(float (&acc)[4], const MmaW& s, int j, uint32_t b0, u
   for (int i = 0; i < 4; ++i) {
     const int h = i / 2, t = i % 2;
     if (TOK == 1 && t == 1) continue;
-    acc[i] += dx[t] * (dsc[h][j] * mma_f32(D[i]) - dm[h][j] * fs[t]);
+    acc[i] += dx[t] * (dsc[h] * mma_f32(D[i]) - dm[h] * fs[t]);
   }
+}
+template <int TOK>
+KG_DEVICE void mma_q4k_sub(float (&acc)[4], const MmaW& s, int j, uint32_t b0, uint32_t b1, const float (&dsc)[2][8],
+                           const float (&dm)[2][8], const float (&dx)[2], const float (&fs)[2]) {
+  const float a[2] = {dsc[0][j], dsc[1][j]}, m[2] = {dm[0][j], dm[1][j]};
+  mma_q4k_sub_j<TOK>(acc, s, j, b0, b1, a, m, dx, fs);
 }
 template <int TOK>
 KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
@@ -428,6 +435,41 @@ KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
     const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
     const float dx[2] = {kg_f16_to_f32(x.d[j][0] & 0xFFFFu), kg_f16_to_f32(x.d[j][1] & 0xFFFFu)};
     mma_q4k_sub<TOK>(acc, s, j, x.b[j][0], x.b[j][1], dsc, dm, dx, fs);
+  }
+}
+// mma_q4k with only one sub-block's scales and activations live at a time
+// (the mml tiles: 4 workgroups of 128 lanes an SM where mma_q4k's 168
+// registers allow 3): the superblock's d, dmin and packed scale words
+// once, then per sub-block j its two scales, and its B fragment and the
+// d words of tokens 2q, 2q + 1 from fetch(j, b0, b1, d0, d1).
+template <int TOK, typename Fetch>
+KG_DEVICE void mma_q4k_lean(float (&acc)[4], const MmaW& s, Fetch fetch) {
+  constexpr int MAGIC = 0x4B400000;
+  float d[2], dmin[2], nd[2], ndmin[2];
+  uint32_t sc[2][2], mn[2][2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    d[h] = kg_f16_to_f32(s.h[h][0] & 0xFFFFu), dmin[h] = kg_f16_to_f32(s.h[h][0] >> 16);
+    nd[h] = -8388608.0f * d[h], ndmin[h] = -8388608.0f * dmin[h];  // exact
+    const uint32_t s0 = s.h[h][1], s1 = s.h[h][2], s2 = s.h[h][3];
+    sc[h][0] = s0 & 0x3F3F3F3Fu, sc[h][1] = (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u);
+    mn[h][0] = s1 & 0x3F3F3F3Fu, mn[h][1] = ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u);
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    uint32_t b0, b1, d0, d1;
+    fetch(j, b0, b1, d0, d1);
+    int S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};  // the quant sums of tokens 2q, 2q + 1 (as mma_q4k)
+    kg_mma_s8_16x8x32<TOK>(S, 0x01010101u, 0x01010101u, 0x01010101u, 0x01010101u, b0, b1);
+    const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
+    const float dx[2] = {kg_f16_to_f32(d0 & 0xFFFFu), kg_f16_to_f32(d1 & 0xFFFFu)};
+    float dsc[2], dm[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      dsc[h] = kg_fmaf(u8_magic(sc[h][j / 4], j % 4), d[h], nd[h]);
+      dm[h] = kg_fmaf(u8_magic(mn[h][j / 4], j % 4), dmin[h], ndmin[h]);
+    }
+    mma_q4k_sub_j<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
   }
 }
 
@@ -624,7 +666,11 @@ KG_DEVICE void mmvq_mma_q6_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // Only warp barriers inside the loop: each warp has its own number of
 // steps. (H100, run h100-2026-12-05i: 168 registers against mmaN's 128,
 // and still the fastest tensor-core tile in 19 of 24 cases, by up to 1.17x.)
-template <int TOK, int WG>
+// LEAN (mml128): the superblock through mma_q4k_lean, at most 128
+// registers (4 workgroups an SM; run h100-2026-12-07a's forced A/B of
+// that body: 1.13-1.23x faster on qwen3-32b q_proj, 0.97-0.99x on the down
+// projections).
+template <int TOK, int WG, bool LEAN = false>
 KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   constexpr int NW = WG / 32, NS = NW <= 4 ? 3 : 2;
   static_assert(WG % 32 == 0 && NW >= 4, "mms tiles: whole warps, at least 4 (the 128 outputs are summed by as many lanes)");
@@ -652,6 +698,14 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   };
   auto compute = [&](float (&acc)[4], const MmaW& w, int s) {
     const uint32_t(*sx)[72] = xs[warp][s];
+    if constexpr (LEAN) {
+      mma_q4k_lean<TOK>(acc, w, [&](int j, uint32_t& b0, uint32_t& b1, uint32_t& d0, uint32_t& d1) {
+        b0 = sx[tg][9 * j + 1 + 2 * q], b1 = sx[tg][9 * j + 2 + 2 * q];
+        d0 = sx[t0][9 * j];
+        d1 = TOK > 1 ? sx[t1][9 * j] : 0u;
+      });
+      return;
+    }
     MmaX x;
 #pragma unroll
     for (int j = 0; j < 8; ++j) {

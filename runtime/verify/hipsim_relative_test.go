@@ -246,7 +246,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				sub = "persist" // the persistent grid: every one of them
 			} else if t == "mmp128" {
 				sub = "mmp" // the persistent tensor-core tile: both of them
-			} else if strings.HasPrefix(t, "mms") {
+			} else if strings.HasPrefix(t, "mms") || t == "mml128" {
 				sub = "mms" // LDS-staged activations: a sample of their own
 			} else if sub == "mma" && paramS(v, "dtype") == "q6_k" {
 				sub = "mmaq6" // q6_k's k16 scale groups: a sample of their own
@@ -310,7 +310,7 @@ func TestHIPRelativeOnCPU(t *testing.T) {
 				case "mma":
 					limit = 5 // each emulated MMA exchanges through the scheduler: slow
 				case "mms":
-					limit = 12 // all of them (12)
+					limit = 16 // all of them (mms128/192/256, mml128 at 4 token counts)
 				case "mmaq6":
 					limit = 4 // every token count of mma128
 				case "stream":
