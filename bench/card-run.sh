@@ -8,7 +8,6 @@
 #          there too (as run h100-2026-12-07f did)
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
 # ../shared's binary) carried.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* 2>/dev/null
 # ggml's test-backend-ops travels xz-compressed (.peers' gzip is 17 MB, over
 # the carry limit beside the tracked tree); run.sh uses this path when there
 t=.peers/ggml-vulkan/test-backend-ops.xz

@@ -4,6 +4,8 @@
 out=${OUT:-/tmp/kgen-out}; r=$out/r; mkdir -p "$r"
 [ -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ] || { for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig; }
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+# bin/*.xz: binaries carried xz-compressed (the tool's size limit) unpacked
+for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/* 2> /dev/null
 
 # Helpers of the run scripts (a script may define its own after sourcing):
 # pack the results for the device tool (`trap pack EXIT`), a timestamped
@@ -114,6 +116,14 @@ suites() {
       --shapes "$shapes" --pair f32 --out "$r/mmvq-cuda-$d.json" > "$r/mmvq-cuda-$d.txt" 2>&1
     log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
   done
+}
+# q4kbench NAME SHAPES REPS MODULES: the CUDA Q4_K mmvq bench (GEN, default
+# bin/gen; graph-timed, every candidate's time) on SHAPES over MODULES while
+# DEADLINE allows, into NAME.json and NAME.txt; its exit and cases to the log.
+q4kbench() {
+  timeout "$(left)" "${GEN:-bin/gen}" bench --backend cuda --family mmvq --module "$4" --reps "$3" --dtypes q4_k \
+    --shapes "$2" --out "$r/$1.json" > "$r/$1.txt" 2>&1
+  log "$1 exit $? ($(grep -c heuristic "$r/$1.txt") cases)"
 }
 # vkggml: issue 11's Vulkan peer comparison on ggml's shape (4096 x 14336,
 # n = 1..5, 8; Q4_K, Q6_K, Q8_0): kgen's pair (quant_q8_1 + GEMV) and GEMV

@@ -2,7 +2,6 @@
 # Run h100-2026-12-06o: main with the mms tiles staging buffer 16-byte aligned (cp.async),
 # nvcc, CUDA verify of every sm90 mmvq variant, memcheck of four mms tiles, mms128 on the
 # Q4_K target shapes (KGEN_FORCE). Needs bin/gen (carried as bin/gen.xz) and .gl.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/gen
 set -u
 . bench/device-env.sh
 begin

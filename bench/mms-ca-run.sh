@@ -8,7 +8,6 @@
 # copies through L1 (15dacdb), A = the generated source with kgen_hip.h's
 # cp.async.ca -> .cg, C = generated. Forced mms128 / mms192 on the Q4_K
 # target shapes at 3, 4, 5, 8 tokens, A C A C. Needs bin/gen.xz.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/*
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-300}

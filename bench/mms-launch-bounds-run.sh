@@ -3,7 +3,6 @@
 # lanes, 3 of 192: registers capped at 128 / 96, as ncu run 06p suggested for their 3-block
 # occupancy and 2.26-wave tail) against the generated ones, A B A B in one call, Q4_K target
 # shapes at 3, 4, 5, 8 tokens (KGEN_FORCE per tile). Needs bin/gen.xz and .gl carried.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/gen
 set -u
 . bench/device-env.sh
 export KGEN_TUNE_CACHE=off

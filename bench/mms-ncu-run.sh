@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Run h100-2026-12-06p: Nsight Compute on mms128, sw32 and mma128 (llama-3.1-8b gate_up
 # 14336 x 4096, Q4_K, 2 tokens; ncu locks clocks, so durations read longer than gen bench).
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/gen
 set -u
 . bench/device-env.sh
 export KGEN_TUNE_CACHE=off

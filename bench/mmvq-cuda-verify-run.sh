@@ -3,7 +3,6 @@
 # issue 11 list (bench/mmvq-issue11-run.sh's MEMCHECK), one short device
 # call (about 4 min) for a head whose Vulkan shaders did not change.
 # Needs bin/gen.xz carried (and .gl for the loader). Results in $OUT/r.tgz.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/gen
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-300}

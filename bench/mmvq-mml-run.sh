@@ -11,7 +11,6 @@
 #   4. the Q4_K suite of the ten models (bench/select-shapes.yaml) at 3..8
 #      tokens while DEADLINE (default 560 s) allows
 # Needs bin/gen(.xz) and .gl carried. Results in $OUT/r.tgz.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/*
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
@@ -21,13 +20,9 @@ regs tiles "_t[1248]_mm[ls]128" /tmp/nv/*.cubin | tee "$r/resources.txt"
 verifyvariants "$M" mml $(q4ktiles mml128) mmvq_q4_k_r16_t8_mms128
 memcheck mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t1_mml128
 cublas bench/mmvq-shapes.yaml
-timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$M" --reps 20 --dtypes q4_k \
-  --shapes bench/mmvq-shapes.yaml --out "$r/mmvq-issue11-q4_k.json" > "$r/mmvq-issue11-q4_k.txt" 2>&1
-log "issue 11 shapes exit $? ($(grep -c heuristic "$r/mmvq-issue11-q4_k.txt") cases)"
+q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$M"
 if [ "$(left)" -gt 60 ]; then
   sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
-  timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$M" --reps 10 --dtypes q4_k \
-    --shapes /tmp/sel.yaml --out "$r/mmvq-suite-q4_k.json" > "$r/mmvq-suite-q4_k.txt" 2>&1
-  log "suite exit $? ($(grep -c heuristic "$r/mmvq-suite-q4_k.txt") cases)"
+  q4kbench mmvq-suite-q4_k /tmp/sel.yaml 10 "$M"
 fi
 log done

@@ -28,14 +28,10 @@ for v in mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mmp128; do
   grep -m 12 -E 'Invalid|at .*0x|by thread|Address|mmvq_' "$r/memcheck-$v.txt" | head -12 | tee -a "$r/log.txt"
 done
 sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
-timeout "$(left)" .mmp/gen-mmp bench --backend cuda --family mmvq --module "$M" --reps 10 --dtypes q4_k \
-  --shapes /tmp/sel.yaml --out "$r/mmvq-mmp-cuda-q4_k.json" > "$r/mmvq-mmp-cuda-q4_k.txt" 2>&1
-log "suite exit $? ($(grep -c heuristic "$r/mmvq-mmp-cuda-q4_k.txt") cases)"
+GEN=.mmp/gen-mmp q4kbench mmvq-mmp-cuda-q4_k /tmp/sel.yaml 10 "$M"
 if [ "$(left)" -gt 120 ]; then
   log "cublas"
   cublas bench/mmvq-shapes.yaml
-  timeout "$(left)" .mmp/gen-mmp bench --backend cuda --family mmvq --module "$M" --reps 20 --dtypes q4_k \
-    --shapes bench/mmvq-shapes.yaml --out "$r/mmvq-mmp-issue11-q4_k.json" > "$r/mmvq-mmp-issue11-q4_k.txt" 2>&1
-  log "issue 11 shapes exit $? ($(grep -c heuristic "$r/mmvq-mmp-issue11-q4_k.txt") cases)"
+  GEN=.mmp/gen-mmp q4kbench mmvq-mmp-issue11-q4_k bench/mmvq-shapes.yaml 20 "$M"
 fi
 log done

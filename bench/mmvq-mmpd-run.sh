@@ -11,7 +11,6 @@
 #   4. bf16 cuBLAS (graph) and the Q4_K suite on issue 11's shapes
 #      (bench/mmvq-shapes.yaml) in the same call, while DEADLINE allows
 # Needs bin/gen.xz and .gl carried. Results in $OUT/r.tgz.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/gen
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-420}
@@ -41,14 +40,10 @@ for line in open("bench/select-shapes.yaml"):
 flush()
 print("".join(out), end="")
 PY
-timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv" --reps 10 --dtypes q4_k \
-  --shapes /tmp/sel-k.yaml --out "$r/mmvq-k-cuda-q4_k.json" > "$r/mmvq-k-cuda-q4_k.txt" 2>&1
-log "suite (K > 4096) exit $? ($(grep -c heuristic "$r/mmvq-k-cuda-q4_k.txt") cases)"
+q4kbench mmvq-k-cuda-q4_k /tmp/sel-k.yaml 10 "$mv"
 if [ "$(left)" -gt 120 ]; then
   log "cublas"
   cublas bench/mmvq-shapes.yaml
-  timeout "$(left)" bin/gen bench --backend cuda --family mmvq --module "$mv" --reps 20 --dtypes q4_k \
-    --shapes bench/mmvq-shapes.yaml --out "$r/mmvq-issue11-q4_k.json" > "$r/mmvq-issue11-q4_k.txt" 2>&1
-  log "issue 11 shapes exit $? ($(grep -c heuristic "$r/mmvq-issue11-q4_k.txt") cases)"
+  q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$mv"
 fi
 log done

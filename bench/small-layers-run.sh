@@ -3,7 +3,6 @@
 # whose picks the 2026-12-06 sm90 rules changed, Q4_K, Q6_K and Q8_0 at tokens 1..8, so that those rules are scored
 # on a measurement they were not written from (`benchreport -eval -family mmvq -loo=false` on the files). Needs
 # bin/gen (carried as bin/gen.xz). Results in $OUT/r.
-for x in bin/*.xz; do [ -e "$x" ] && xz -d -f "$x"; done; chmod +x bin/gen
 set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-300}

@@ -380,21 +380,37 @@ KG_DEVICE void mma_loadx(MmaX& s, const uint32_t* __restrict__ xb, const uint32_
     s.d[j][1] = TOK > 1 ? xd1[o] : 0u;
   }
 }
-// d * scale and dmin * min of the 8 sub-blocks of rows g, g + 8 (exact:
-// 11 x 6 bits; (2^23 + s) * d - 2^23 * d in one rounding).
-KG_DEVICE void mma_scales(float (&dsc)[2][8], float (&dm)[2][8], const MmaW& s) {
+// A superblock's scale fields of rows g, g + 8: d, dmin, -2^23 times each,
+// and the 8 6-bit scales and mins packed a byte each (two words apiece).
+struct MmaScaleWords { float d[2], dmin[2], nd[2], ndmin[2]; uint32_t sc[2][2], mn[2][2]; };
+KG_DEVICE void mma_scale_words(MmaScaleWords& w, const MmaW& s) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    const float d = kg_f16_to_f32(s.h[h][0] & 0xFFFFu), dmin = kg_f16_to_f32(s.h[h][0] >> 16);
-    const float nd = -8388608.0f * d, ndmin = -8388608.0f * dmin;  // exact
+    w.d[h] = kg_f16_to_f32(s.h[h][0] & 0xFFFFu), w.dmin[h] = kg_f16_to_f32(s.h[h][0] >> 16);
+    w.nd[h] = -8388608.0f * w.d[h], w.ndmin[h] = -8388608.0f * w.dmin[h];  // exact
     const uint32_t s0 = s.h[h][1], s1 = s.h[h][2], s2 = s.h[h][3];
-    const uint32_t sc[2] = {s0 & 0x3F3F3F3Fu, (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u)};
-    const uint32_t mn[2] = {s1 & 0x3F3F3F3Fu, ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u)};
+    w.sc[h][0] = s0 & 0x3F3F3F3Fu, w.sc[h][1] = (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u);
+    w.mn[h][0] = s1 & 0x3F3F3F3Fu, w.mn[h][1] = ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u);
+  }
+}
+// d * scale and dmin * min of sub-block j of rows g, g + 8 (exact: 11 x 6
+// bits; (2^23 + s) * d - 2^23 * d in one rounding).
+KG_DEVICE void mma_scale_j(float (&dsc)[2], float (&dm)[2], const MmaScaleWords& w, int j) {
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      dsc[h][j] = kg_fmaf(u8_magic(sc[j / 4], j % 4), d, nd);
-      dm[h][j] = kg_fmaf(u8_magic(mn[j / 4], j % 4), dmin, ndmin);
-    }
+  for (int h = 0; h < 2; ++h) {
+    dsc[h] = kg_fmaf(u8_magic(w.sc[h][j / 4], j % 4), w.d[h], w.nd[h]);
+    dm[h] = kg_fmaf(u8_magic(w.mn[h][j / 4], j % 4), w.dmin[h], w.ndmin[h]);
+  }
+}
+// ... of all 8 sub-blocks.
+KG_DEVICE void mma_scales(float (&dsc)[2][8], float (&dm)[2][8], const MmaW& s) {
+  MmaScaleWords w;
+  mma_scale_words(w, s);
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    float a[2], m[2];
+    mma_scale_j(a, m, w, j);
+    dsc[0][j] = a[0], dsc[1][j] = a[1], dm[0][j] = m[0], dm[1][j] = m[1];
   }
 }
 // Sub-block j of one superblock: its weights' MMA with B (b0, b1) and
@@ -422,19 +438,27 @@ KG_DEVICE void mma_q4k_sub(float (&acc)[4], const MmaW& s, int j, uint32_t b0, u
   const float a[2] = {dsc[0][j], dsc[1][j]}, m[2] = {dm[0][j], dm[1][j]};
   mma_q4k_sub_j<TOK>(acc, s, j, b0, b1, a, m, dx, fs);
 }
+// Sub-block j given its B fragment (b0, b1) and the Q8_1 d words of tokens
+// 2q, 2q + 1 (d0, d1): the quant sums of those tokens from an MMA with A all
+// ones, then mma_q4k_sub_j.
+template <int TOK>
+KG_DEVICE void mma_q4k_step(float (&acc)[4], const MmaW& s, int j, uint32_t b0, uint32_t b1, uint32_t d0, uint32_t d1,
+                            const float (&dsc)[2], const float (&dm)[2]) {
+  constexpr int MAGIC = 0x4B400000;
+  int S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
+  kg_mma_s8_16x8x32<TOK>(S, 0x01010101u, 0x01010101u, 0x01010101u, 0x01010101u, b0, b1);
+  const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
+  const float dx[2] = {kg_f16_to_f32(d0 & 0xFFFFu), kg_f16_to_f32(d1 & 0xFFFFu)};
+  mma_q4k_sub_j<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
+}
 template <int TOK>
 KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
-  constexpr int MAGIC = 0x4B400000;
   float dsc[2][8], dm[2][8];
   mma_scales(dsc, dm, s);
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
-    // the quant sums of tokens 2q, 2q + 1: an MMA with A all ones
-    int S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};
-    kg_mma_s8_16x8x32<TOK>(S, 0x01010101u, 0x01010101u, 0x01010101u, 0x01010101u, x.b[j][0], x.b[j][1]);
-    const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
-    const float dx[2] = {kg_f16_to_f32(x.d[j][0] & 0xFFFFu), kg_f16_to_f32(x.d[j][1] & 0xFFFFu)};
-    mma_q4k_sub<TOK>(acc, s, j, x.b[j][0], x.b[j][1], dsc, dm, dx, fs);
+    const float a[2] = {dsc[0][j], dsc[1][j]}, m[2] = {dm[0][j], dm[1][j]};
+    mma_q4k_step<TOK>(acc, s, j, x.b[j][0], x.b[j][1], x.d[j][0], x.d[j][1], a, m);
   }
 }
 // mma_q4k with only one sub-block's scales and activations live at a time
@@ -444,32 +468,15 @@ KG_DEVICE void mma_q4k(float (&acc)[4], const MmaW& s, const MmaX& x) {
 // d words of tokens 2q, 2q + 1 from fetch(j, b0, b1, d0, d1).
 template <int TOK, typename Fetch>
 KG_DEVICE void mma_q4k_lean(float (&acc)[4], const MmaW& s, Fetch fetch) {
-  constexpr int MAGIC = 0x4B400000;
-  float d[2], dmin[2], nd[2], ndmin[2];
-  uint32_t sc[2][2], mn[2][2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    d[h] = kg_f16_to_f32(s.h[h][0] & 0xFFFFu), dmin[h] = kg_f16_to_f32(s.h[h][0] >> 16);
-    nd[h] = -8388608.0f * d[h], ndmin[h] = -8388608.0f * dmin[h];  // exact
-    const uint32_t s0 = s.h[h][1], s1 = s.h[h][2], s2 = s.h[h][3];
-    sc[h][0] = s0 & 0x3F3F3F3Fu, sc[h][1] = (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u);
-    mn[h][0] = s1 & 0x3F3F3F3Fu, mn[h][1] = ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u);
-  }
+  MmaScaleWords w;
+  mma_scale_words(w, s);
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     uint32_t b0, b1, d0, d1;
     fetch(j, b0, b1, d0, d1);
-    int S[4] = {MAGIC, MAGIC, MAGIC, MAGIC};  // the quant sums of tokens 2q, 2q + 1 (as mma_q4k)
-    kg_mma_s8_16x8x32<TOK>(S, 0x01010101u, 0x01010101u, 0x01010101u, 0x01010101u, b0, b1);
-    const float fs[2] = {mma_f32(S[0]), mma_f32(S[1])};
-    const float dx[2] = {kg_f16_to_f32(d0 & 0xFFFFu), kg_f16_to_f32(d1 & 0xFFFFu)};
     float dsc[2], dm[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      dsc[h] = kg_fmaf(u8_magic(sc[h][j / 4], j % 4), d[h], nd[h]);
-      dm[h] = kg_fmaf(u8_magic(mn[h][j / 4], j % 4), dmin[h], ndmin[h]);
-    }
-    mma_q4k_sub_j<TOK>(acc, s, j, b0, b1, dsc, dm, dx, fs);
+    mma_scale_j(dsc, dm, w, j);
+    mma_q4k_step<TOK>(acc, s, j, b0, b1, d0, d1, dsc, dm);
   }
 }
 
