@@ -35,6 +35,7 @@ vkggml
 
 log "cublas"
 cublas bench/mmvq-shapes.yaml
+mmvqroof bench/mmvq-shapes.yaml
 
 wait $nv
 mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
