@@ -322,14 +322,73 @@ var (
 	hipCallRe      = regexp.MustCompile(`gemv<\s*(KG_\w+)\s*,\s*(KG_\w+)\s*,\s*(\d+)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
 )
 
+// hipSource says how one family's kernels are spelled: each KG_KERNEL line
+// names a kernel matching name, and the next line calls its body as call
+// matches; kernel builds the entry from name's submatches, agree checks the
+// call's submatches against it and the KG_KERNEL line's workgroup size.
+type hipSource struct {
+	name, call         *regexp.Regexp
+	nameHelp, callHelp string
+	kernel             func(name string, n []string) (hipKernel, bool)
+	agree              func(k hipKernel, wg string, m []string) bool
+}
+
+// hipSources are the families' spellings; every other family uses
+// hipOtherSource.
+var hipSources = map[string]hipSource{
+	"gemv": {
+		name: hipNameRe, call: hipCallRe,
+		nameHelp: "gemv_[fp8e4m3_]<type>_p<pack>_r<rows>_t<tokens>_<layout>",
+		callHelp: "gemv<...>",
+		kernel: func(name string, n []string) (hipKernel, bool) {
+			k := hipKernel{name: name, wt: n[2], xt: n[2]}
+			if n[1] != "" {
+				k.wt = n[1]
+			}
+			k.pack, _ = strconv.Atoi(n[3])
+			return k, true
+		},
+		agree: func(k hipKernel, wg string, m []string) bool {
+			return hipEnum[m[1]] == k.wt && hipEnum[m[2]] == k.xt && m[3] == strconv.Itoa(k.pack) && m[4] == wg
+		},
+	},
+	"mmvq": {
+		name: hipMMVQNameRe, call: hipMMVQCallRe,
+		nameHelp: "mmvq_<q4_k|q6_k|q8_0>_r<rows>_t<tokens>_<tile>",
+		callHelp: "mmvq<FORMAT, ROWS, TOK, LAYOUT, WG, SPLITS>",
+		kernel: func(name string, n []string) (hipKernel, bool) {
+			return hipKernel{name: name, wt: n[1], xt: "q8_1"}, true
+		},
+		agree: func(k hipKernel, wg string, m []string) bool {
+			return strings.ToLower(m[1]) == k.wt && m[2] == wg
+		},
+	},
+}
+
+// hipOtherSource is the spelling of families other than gemv and mmvq:
+// names <family>_<dtype>_<tile>[_<more axes>], each calling its body with
+// the dtype's enum and the workgroup size of its KG_KERNEL line (further
+// integer template arguments, e.g. quant_q8k's passes, after WAVES).
+func hipOtherSource(family string) hipSource {
+	return hipSource{
+		name: hipQuantNameRe, call: hipQuantCallRe,
+		nameHelp: family + "_<dtype>_<tile>",
+		callHelp: "its body<XT, LAYOUT, WG, WAVES[, ...]>",
+		kernel: func(name string, n []string) (hipKernel, bool) {
+			return hipKernel{name: name, wt: n[1], xt: n[1]}, strings.HasPrefix(name, family+"_")
+		},
+		agree: func(k hipKernel, wg string, m []string) bool {
+			return hipEnum[m[2]] == k.xt && m[4] == wg
+		},
+	}
+}
+
 // hipKernels lists the KG_KERNEL entries of a family's source, and maps the
 // lines of each entry (its KG_KERNEL line and the call inside) to its name.
 func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) {
-	if family == "mmvq" {
-		return hipMMVQKernels(src)
-	}
-	if family != "gemv" {
-		return hipOtherKernels(src, family)
+	f, ok := hipSources[family]
+	if !ok {
+		f = hipOtherSource(family)
 	}
 	var ks []hipKernel
 	lines := map[int]string{}
@@ -341,13 +400,13 @@ func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) 
 	for ln := 1; sc.Scan(); ln++ {
 		line := sc.Text()
 		if pending != nil {
-			m := hipCallRe.FindStringSubmatch(line)
+			m := f.call.FindStringSubmatch(line)
 			if m == nil {
-				return nil, nil, fmt.Errorf("line %d: kernel %s does not call gemv<...> on its next line", ln, pending.name)
+				return nil, nil, fmt.Errorf("line %d: kernel %s does not call %s on its next line", ln, pending.name, f.callHelp)
 			}
 			lines[ln] = pending.name
-			if hipEnum[m[1]] != pending.wt || hipEnum[m[2]] != pending.xt || m[3] != strconv.Itoa(pending.pack) || m[4] != pendingWG {
-				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) instantiates gemv<%s, %s, %s, ..., WG %s>: the name and the template arguments disagree", ln, pending.name, pendingWG, m[1], m[2], m[3], m[4])
+			if !f.agree(*pending, pendingWG, m) {
+				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) has the call %q: the name and the template arguments disagree", ln, pending.name, pendingWG, strings.TrimSpace(m[0]))
 			}
 			ks = append(ks, *pending)
 			pending = nil
@@ -365,72 +424,16 @@ func hipKernels(src []byte, family string) ([]hipKernel, map[int]string, error) 
 			return nil, nil, fmt.Errorf("line %d: kernel %s defined twice", ln, name)
 		}
 		seen[name] = true
-		n := hipNameRe.FindStringSubmatch(name)
-		if n == nil {
-			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow gemv_[fp8e4m3_]<type>_p<pack>_r<rows>_t<tokens>_<layout>", ln, name)
+		n := f.name.FindStringSubmatch(name)
+		var k hipKernel
+		if n != nil {
+			k, ok = f.kernel(name, n)
 		}
-		k := hipKernel{name: name, wt: n[2], xt: n[2]}
-		if n[1] != "" {
-			k.wt = n[1]
+		if n == nil || !ok {
+			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow %s", ln, name, f.nameHelp)
 		}
-		k.pack, _ = strconv.Atoi(n[3])
 		lines[ln] = name
 		pending, pendingWG = &k, m[1]
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, err
-	}
-	if pending != nil {
-		return nil, nil, fmt.Errorf("kernel %s at the end of the file has no body", pending.name)
-	}
-	return ks, lines, nil
-}
-
-// hipOtherKernels is hipKernels for families other than gemv: names
-// <family>_<dtype>_<tile>[_<more axes>], each calling its body with the
-// dtype's enum and the workgroup size of its KG_KERNEL line (further integer
-// template arguments, e.g. quant_q8k's passes, after WAVES).
-func hipOtherKernels(src []byte, family string) ([]hipKernel, map[int]string, error) {
-	var ks []hipKernel
-	lines := map[int]string{}
-	seen := map[string]bool{}
-	var pending *hipKernel
-	var pendingWG string
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for ln := 1; sc.Scan(); ln++ {
-		line := sc.Text()
-		if pending != nil {
-			m := hipQuantCallRe.FindStringSubmatch(line)
-			if m == nil {
-				return nil, nil, fmt.Errorf("line %d: kernel %s does not call its body<XT, LAYOUT, WG, WAVES[, ...]> on its next line", ln, pending.name)
-			}
-			lines[ln] = pending.name
-			if hipEnum[m[2]] != pending.xt || m[4] != pendingWG {
-				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) instantiates %s<%s, %s, %s, %s>: the name and the template arguments disagree", ln, pending.name, pendingWG, m[1], m[2], m[3], m[4], m[5])
-			}
-			ks = append(ks, *pending)
-			pending = nil
-			continue
-		}
-		if !strings.HasPrefix(line, "KG_KERNEL(") && !strings.HasPrefix(line, "KG_KERNEL_MIN(") {
-			continue
-		}
-		m := hipKernelRe.FindStringSubmatch(line)
-		if m == nil {
-			return nil, nil, fmt.Errorf("line %d: cannot parse %q", ln, line)
-		}
-		name := m[2]
-		if seen[name] {
-			return nil, nil, fmt.Errorf("line %d: kernel %s defined twice", ln, name)
-		}
-		seen[name] = true
-		n := hipQuantNameRe.FindStringSubmatch(name)
-		if n == nil || !strings.HasPrefix(name, family+"_") {
-			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow %s_<dtype>_<tile>", ln, name, family)
-		}
-		lines[ln] = name
-		pending, pendingWG = &hipKernel{name: name, wt: n[1], xt: n[1]}, m[1]
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, err
@@ -834,60 +837,6 @@ var (
 	hipMMVQNameRe = regexp.MustCompile(`^mmvq_(q4_k|q6_k|q8_0)_r\d+_t\d+_(?:sg|wg\d+|sk\d+)$`)
 	hipMMVQCallRe = regexp.MustCompile(`^\s*mmvq<\s*KG_(Q4_K|Q6_K|Q8_0)\s*,\s*\d+\s*,\s*\d+\s*,\s*KG_\w+\s*,\s*(\d+)\s*,`)
 )
-
-// hipMMVQKernels is hipKernels for the quantized-weight GEMV: names
-// mmvq_<format>_r<rows>_t<tokens>_<tile>, each calling mmvq<KG_<FORMAT>,
-// ..., WG, ...> with its format and the workgroup size of its KG_KERNEL line.
-func hipMMVQKernels(src []byte) ([]hipKernel, map[int]string, error) {
-	var ks []hipKernel
-	lines := map[int]string{}
-	seen := map[string]bool{}
-	var pending *hipKernel
-	var pendingWG string
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for ln := 1; sc.Scan(); ln++ {
-		line := sc.Text()
-		if pending != nil {
-			m := hipMMVQCallRe.FindStringSubmatch(line)
-			if m == nil {
-				return nil, nil, fmt.Errorf("line %d: kernel %s does not call mmvq<FORMAT, ROWS, TOK, LAYOUT, WG, SPLITS> on its next line", ln, pending.name)
-			}
-			lines[ln] = pending.name
-			if strings.ToLower(m[1]) != pending.wt || m[2] != pendingWG {
-				return nil, nil, fmt.Errorf("line %d: kernel %s (KG_KERNEL(%s)) instantiates mmvq<KG_%s, ..., WG %s>: the name and the template arguments disagree", ln, pending.name, pendingWG, m[1], m[2])
-			}
-			ks = append(ks, *pending)
-			pending = nil
-			continue
-		}
-		if !strings.HasPrefix(line, "KG_KERNEL(") && !strings.HasPrefix(line, "KG_KERNEL_MIN(") {
-			continue
-		}
-		m := hipKernelRe.FindStringSubmatch(line)
-		if m == nil {
-			return nil, nil, fmt.Errorf("line %d: cannot parse %q", ln, line)
-		}
-		name := m[2]
-		if seen[name] {
-			return nil, nil, fmt.Errorf("line %d: kernel %s defined twice", ln, name)
-		}
-		seen[name] = true
-		n := hipMMVQNameRe.FindStringSubmatch(name)
-		if n == nil {
-			return nil, nil, fmt.Errorf("line %d: kernel name %s does not follow mmvq_<q4_k|q6_k|q8_0>_r<rows>_t<tokens>_<tile>", ln, name)
-		}
-		lines[ln] = name
-		pending, pendingWG = &hipKernel{name: name, wt: n[1], xt: "q8_1"}, m[1]
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, err
-	}
-	if pending != nil {
-		return nil, nil, fmt.Errorf("kernel %s at the end of the file has no body", pending.name)
-	}
-	return ks, lines, nil
-}
 
 // checkHIPMMVQ checks the ISA of the quantized-weight GEMV: every kernel
 // uses its arch's dot instruction (none where int_dot is empty), and q4_k
