@@ -206,22 +206,7 @@ var hipSimKernelRe = regexp.MustCompile(`^KG_KERNEL\(\d+\)\s+(\w+)\s*\(`)
 // what it cannot show is a real compiler's and GPU's arithmetic (the ISA
 // checks in gen/compile and `gen verify` on a device do).
 func TestHIPRelativeOnCPU(t *testing.T) {
-	clang := os.Getenv("KGEN_CLANG")
-	if clang == "" {
-		clang = "clang++-19"
-	}
-	clang, err := exec.LookPath(clang)
-	if err != nil {
-		t.Fatalf("the CPU simulation needs clang++-19 (apt-get install clang-19; or set KGEN_CLANG): %v", err)
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testdata, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clang, root, testdata := simTools(t)
 	// Sources: per file, its variants; one amdgcn arch per (family, wave).
 	byFile := map[string][]table.Variant{}
 	amd := map[string]bool{}

@@ -28,6 +28,28 @@ var simDivModes = []struct {
 	{"-certify", "skewed division, certified", []string{"-DKG_FDIV_RN=0", "-DKG_SIM_DIV_SKEW"}},
 }
 
+// simTools finds what every CPU simulation needs: clang++-19 (or
+// $KGEN_CLANG), the module root (generated/hip) and testdata
+// (kgen_cpu_sim.h).
+func simTools(t *testing.T) (clang, root, testdata string) {
+	t.Helper()
+	clang = os.Getenv("KGEN_CLANG")
+	if clang == "" {
+		clang = "clang++-19"
+	}
+	clang, err := exec.LookPath(clang)
+	if err != nil {
+		t.Fatalf("the CPU simulation needs clang++-19 (apt-get install clang-19; or set KGEN_CLANG): %v", err)
+	}
+	if root, err = filepath.Abs("../.."); err != nil {
+		t.Fatal(err)
+	}
+	if testdata, err = filepath.Abs("testdata"); err != nil {
+		t.Fatal(err)
+	}
+	return clang, root, testdata
+}
+
 // TestHIPQuantOnCPU runs every HIP quantizer kernel of every arch (wave 64
 // and wave 32, AMD and the sm90 CUDA-target sources) on the CPU through
 // testdata/kgen_cpu_sim.h, built twice (simDivModes), and checks it byte
@@ -37,22 +59,7 @@ var simDivModes = []struct {
 // TestHIPCompile: no float multiply-add outside full-precision divisions)
 // and the exact integer arithmetic of the kernels address.
 func TestHIPQuantOnCPU(t *testing.T) {
-	clang := os.Getenv("KGEN_CLANG")
-	if clang == "" {
-		clang = "clang++-19"
-	}
-	clang, err := exec.LookPath(clang)
-	if err != nil {
-		t.Fatalf("the CPU simulation needs clang++-19 (apt-get install clang-19; or set KGEN_CLANG): %v", err)
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testdata, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	clang, root, testdata := simTools(t)
 	srcs, err := filepath.Glob(filepath.Join(root, "generated", "hip", "quant_*.hip"))
 	if err != nil || len(srcs) == 0 {
 		t.Fatalf("no generated/hip/quant_*.hip (%v)", err)
