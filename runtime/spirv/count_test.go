@@ -9,18 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgen-dev/kgen/runtime/internal/vktest"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
-const lavapipeICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
-
 // TestMain selects lavapipe unless the caller chose a driver.
 func TestMain(m *testing.M) {
-	if os.Getenv("VK_DRIVER_FILES") == "" && os.Getenv("VK_ICD_FILENAMES") == "" {
-		if _, err := os.Stat(lavapipeICD); err == nil {
-			os.Setenv("VK_DRIVER_FILES", lavapipeICD)
-		}
-	}
+	vktest.PreferLavapipe()
 	os.Exit(m.Run())
 }
 

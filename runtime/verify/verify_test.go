@@ -11,20 +11,19 @@ import (
 
 	"github.com/kgen-dev/kgen/generated"
 	kruntime "github.com/kgen-dev/kgen/runtime"
+	"github.com/kgen-dev/kgen/runtime/internal/vktest"
 	"github.com/kgen-dev/kgen/runtime/ref"
 	"github.com/kgen-dev/kgen/runtime/table"
 	"github.com/kgen-dev/kgen/runtime/vulkan"
 )
 
-const lavapipeICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
-
 func openLavapipe(t *testing.T) *VulkanRunner {
 	t.Helper()
 	if os.Getenv("VK_DRIVER_FILES") == "" {
-		if _, err := os.Stat(lavapipeICD); err != nil {
+		if _, err := os.Stat(vktest.LavapipeICD); err != nil {
 			t.Fatalf("lavapipe is needed: apt-get install mesa-vulkan-drivers libvulkan1 (%v)", err)
 		}
-		t.Setenv("VK_DRIVER_FILES", lavapipeICD)
+		t.Setenv("VK_DRIVER_FILES", vktest.LavapipeICD)
 	}
 	inst, err := vulkan.Open()
 	if err != nil {

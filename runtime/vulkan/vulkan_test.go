@@ -13,19 +13,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kgen-dev/kgen/runtime/internal/vktest"
 )
 
-const lavapipeICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
-
-// TestMain selects lavapipe unless the caller chose a driver. os.Setenv
-// reaches the C environment the loader reads (purego's fake cgo forwards
-// it), so this works with CGO_ENABLED=0.
+// TestMain selects lavapipe unless the caller chose a driver.
 func TestMain(m *testing.M) {
-	if os.Getenv("VK_DRIVER_FILES") == "" && os.Getenv("VK_ICD_FILENAMES") == "" {
-		if _, err := os.Stat(lavapipeICD); err == nil {
-			os.Setenv("VK_DRIVER_FILES", lavapipeICD)
-		}
-	}
+	vktest.PreferLavapipe()
 	os.Exit(m.Run())
 }
 
