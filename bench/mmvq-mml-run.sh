@@ -6,7 +6,7 @@
 #   2. registers and stack of mml128 / mms128 (a spill shows as STACK > 0);
 #      CUDA verify of mml128 at 1, 2, 4, 8 tokens and mms128 t8 (the
 #      control); memcheck of mml128 t8 and t1
-#   3. bf16 cuBLAS (graph) and copy on issue 11's shapes, a copy and a read
+#   3. bf16 cuBLAS (graph) and copy on issue 11's shapes, a copy
 #      of each shape's Q4_K bytes (bench/copy-mmvq.py), then the Q4_K
 #      suite on them (1, 2, 4, 8 tokens), every candidate graph-timed
 #   4. the Q4_K suite of the ten models (bench/select-shapes.yaml) at 3..8

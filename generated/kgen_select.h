@@ -14984,7 +14984,7 @@ static inline void kg_mmvq_keys(const kg_variant* v, const kg_op* op, const kg_d
   if (strcmp(d->arch, "sm90") == 0) {
     keys[i++] = kg_sub(v->p[KG_P_tokens], op->m);
     keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != (((op->m >= 5LL) || (((op->m >= 3LL) && (op->n >= 16LL)) && ((v->p[KG_P_dtype] == KG_S_q6_k) || (op->n > 2048LL)))) || ((op->m == 2LL) && (((op->k <= 1024LL) && (op->n >= 100000LL)) || ((v->p[KG_P_dtype] == KG_S_q6_k) && (op->n >= 100000LL))))));
-    keys[i++] = (v->p[KG_P_tile] == KG_S_mml128);
+    keys[i++] = ((v->p[KG_P_tile] == KG_S_mml128) != ((((v->p[KG_P_dtype] == KG_S_q4_k) && (op->m >= 3LL)) && (op->n > kg_mul(48LL, d->compute_units))) && (op->n <= kg_mul(64LL, d->compute_units))));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), ((v->p[KG_P_tile] == KG_S_mmp128) != ((op->n >= 30000LL) || ((op->m <= 4LL) && (op->n >= 12000LL)))));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), kg_add(kg_add(((((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms192)) || (v->p[KG_P_tile] == KG_S_mms256)) != ((((op->n > 2048LL) && (op->n < 100000LL)) || (((op->n >= 100000LL) && (op->m >= 6LL)) && (op->k >= 2048LL))) || ((op->n <= 2048LL) && (op->m >= 5LL)))), ((v->p[KG_P_tile] == KG_S_mms256) != ((op->n <= 2048LL) && (op->m >= 5LL)))), kg_mul((v->p[KG_P_tile] == KG_S_mms192), kg_sub(2LL, kg_mul(3LL, (((op->n > 3072LL) && (op->n <= 4096LL)) && (op->k >= 4096LL)))))));
     keys[i++] = kg_add(kg_mul((v->p[KG_P_layout] != KG_S_mma), (v->p[KG_P_layout] != KG_S_stream)), (v->p[KG_P_layout] == KG_S_splitk));

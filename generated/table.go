@@ -18342,8 +18342,8 @@ var Archs = []table.Arch{
 				Expr: "(layout == \"mma\") != (m >= mq_mma_m || m >= mq_mma_m3 && n >= 16 && (dtype == \"q6_k\" || n > mq_mma_n3) || m == 2 && (k <= mq_mma_head_k && n >= mq_mma_head_n || dtype == \"q6_k\" && n >= 100000))",
 				Why:  "tensor cores from 5 tokens, at 3-4 above 2048 rows (Q4_K) or on 16+ rows (Q6_K; a 16-row tile on 8 is half idle), at 2 on 100k-row LM heads (Q6_K; Q4_K: K <= 1024)",
 			}, {
-				Expr: "tile == \"mml128\"",
-				Why:  "mml128 (mms128 at 4 workgroups an SM): not preferred until measured as a tile",
+				Expr: "(tile == \"mml128\") != (dtype == \"q4_k\" && m >= 3 && n > 48 * compute_units && n <= 64 * compute_units)",
+				Why:  "H100 07h: mml128 (4 workgroups an SM) where its tiles fit one wave and mms128's (3 an SM) need two: 1.02-1.10x the best other tile on 8192 rows at 3-8 tokens; median 0.95x elsewhere",
 			}, {
 				Expr: "(layout == \"mma\") * ((tile == \"mmp128\") != (n >= mq_mmp_n || m <= 4 && n >= mq_mmp_n4))",
 				Why:  "H100 07b: the persistent mmp128 at 0.86-0.95x the best other tile on 32k+-row LM heads (3-8 tokens), 0.92-0.97x on 12k+-row layers at 3-4 tokens; up to 1.6x behind on small layers",
