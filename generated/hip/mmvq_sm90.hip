@@ -711,16 +711,16 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
         d0 = sx[t0][9 * j];
         d1 = TOK > 1 ? sx[t1][9 * j] : 0u;
       });
-      return;
-    }
-    MmaX x;
+    } else {  // (an early return leaves nvcc's "loop is not reachable" below)
+      MmaX x;
 #pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      x.b[j][0] = sx[tg][9 * j + 1 + 2 * q], x.b[j][1] = sx[tg][9 * j + 2 + 2 * q];
-      x.d[j][0] = sx[t0][9 * j];
-      x.d[j][1] = TOK > 1 ? sx[t1][9 * j] : 0u;
+      for (int j = 0; j < 8; ++j) {
+        x.b[j][0] = sx[tg][9 * j + 1 + 2 * q], x.b[j][1] = sx[tg][9 * j + 2 + 2 * q];
+        x.d[j][0] = sx[t0][9 * j];
+        x.d[j][1] = TOK > 1 ? sx[t1][9 * j] : 0u;
+      }
+      mma_q4k<TOK>(acc, w, x);
     }
-    mma_q4k<TOK>(acc, w, x);
   };
 
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
