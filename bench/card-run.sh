@@ -3,9 +3,10 @@
 # call for either kind may land on an H100 or an H200; gpu.txt says which):
 #   H200:  issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on
 #          both backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suites)
-#   other: the current experiment, bench/mmvq-mml-run.sh (mml128 beside
-#          every Q4_K candidate); CARD_RUN=issue11 runs issue 11's script
-#          there too (as run h100-2026-12-07f did)
+#   other: issue 11's script too (its Vulkan verify now has VKCAP=320 s so
+#          all 840 variants finish: run 07f's 150 s stopped at 500);
+#          CARD_RUN=mml runs bench/mmvq-mml-run.sh (mml128 beside every
+#          Q4_K candidate, run 07h) instead
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
 # ../shared's binary) carried.
 # ggml's test-backend-ops travels xz-compressed (.peers' gzip is 17 MB, over
@@ -15,6 +16,7 @@ t=.peers/ggml-vulkan/test-backend-ops.xz
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "card: $card"
 case "$card:${CARD_RUN:-}" in
-  *H200*|*:issue11) exec bash bench/mmvq-issue11-run.sh ;;
-  *) exec bash bench/mmvq-mml-run.sh ;;
+  *H200*:*) exec bash bench/mmvq-issue11-run.sh ;;
+  *:mml) exec bash bench/mmvq-mml-run.sh ;;
+  *) exec bash bench/mmvq-issue11-run.sh ;;
 esac

@@ -4,7 +4,7 @@
 #      niced, in the background: CPU only, while the GPU does 2-4)
 #   2. `gen verify --family mmvq` through NVIDIA's Vulkan driver (stopped once
 #      it prints its summary: the driver hangs the process at exit; or after
-#      VKCAP seconds, default 240: on an H100 the 840 variants took over 150,
+#      VKCAP seconds, default 320: on an H100 the 840 variants took over 150,
 #      500 done at 130 s in run h100-2026-12-07f)
 #   3. Vulkan, ggml's shape (4096 x 14336, n = 1..5, 8), Q4_K, Q6_K, Q8_0:
 #      kgen's pair (quant_q8_1 + GEMV) and GEMV with --timing ggml, then
@@ -29,7 +29,7 @@ log "nvcc (background)"
 nv=$!
 
 log "verify vulkan mmvq"
-vkverify "${VKCAP:-240}" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
+vkverify "${VKCAP:-320}" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
 
 vkggml
 
