@@ -3,8 +3,10 @@
 # call for either kind may land on an H100 or an H200; gpu.txt says which):
 #   H200:  issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on
 #          both backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suites)
-#   other: issue 11's script too (its Vulkan verify now has VKCAP=320 s so
-#          all 840 variants finish: run 07f's 150 s stopped at 500);
+#   other: issue 11's script with VERIFY_ONLY=1 (verification on both
+#          backends, no timing: runs 07f and 07h timed these on an H100; its
+#          Vulkan verify now has VKCAP=320 s so all 840 variants finish: run
+#          07f's 150 s stopped at 500; VERIFY_ONLY= for the timings too);
 #          CARD_RUN=mml runs bench/mmvq-mml-run.sh (mml128 beside every
 #          Q4_K candidate, run 07h) instead
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
@@ -18,5 +20,5 @@ echo "card: $card"
 case "$card:${CARD_RUN:-}" in
   *H200*:*) exec bash bench/mmvq-issue11-run.sh ;;
   *:mml) exec bash bench/mmvq-mml-run.sh ;;
-  *) exec bash bench/mmvq-issue11-run.sh ;;
+  *) VERIFY_ONLY=${VERIFY_ONLY-1} exec bash bench/mmvq-issue11-run.sh ;;
 esac

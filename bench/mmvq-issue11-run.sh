@@ -16,6 +16,7 @@
 #      the one module holding each
 #   6. CUDA mmvq suite (graph-timed, --pair f32), Q4_K, then Q6_K and Q8_0
 #      while DEADLINE allows
+# VERIFY_ONLY=1 runs steps 1, 2 and 5 only (verification, no timing).
 # Needs bin/gen, .gl/ and .peers/ggml-vulkan (carried). Results in $OUT/r,
 # packed into $OUT/r.tgz.
 set -u
@@ -31,11 +32,12 @@ nv=$!
 log "verify vulkan mmvq"
 vkverify "${VKCAP:-320}" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
 
-vkggml
-
-log "cublas"
-cublas bench/mmvq-shapes.yaml
-mmvqroof bench/mmvq-shapes.yaml
+if [ -z "${VERIFY_ONLY:-}" ]; then
+  vkggml
+  log "cublas"
+  cublas bench/mmvq-shapes.yaml
+  mmvqroof bench/mmvq-shapes.yaml
+fi
 
 wait $nv
 mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
@@ -46,5 +48,5 @@ log "verify cuda mmvq"
 cudaverify "$mv"
 memcheck ${MEMCHECK:-mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t2_mms256 mmvq_q4_k_r16_t4_mma512 mmvq_q4_k_r4_t1_sw32 mmvq_q4_k_r4_t4_st128 mmvq_q6_k_r2_t4_sk4 mmvq_q8_0_r4_t8_wg256}
 
-suites bench/mmvq-shapes.yaml "$mv,$q1" q4_k q6_k q8_0
+[ -z "${VERIFY_ONLY:-}" ] && suites bench/mmvq-shapes.yaml "$mv,$q1" q4_k q6_k q8_0
 log "done"
