@@ -17,6 +17,11 @@ q4_k,q6_k,q8_0): per shape and format, a read of exactly that format's
 weight bytes (torch sum over them as f32 words), rotated and graph-timed
 like the weights: the time any kernel that reads those bytes once takes in
 this call, a yardstick beside the 4 GiB copy bandwidth at the shape's size.
+Each read also has `copy_us`/`copy_gbps`: a device-to-device copy of the
+same bytes (half read, half written), rotated and graph-timed the same way.
+A layer of 20-75 MB cannot fill the pipe as the 4 GiB copy does: the copy
+of its own bytes is the roof such a layer can reach (torch's sum, slower
+than kgen's GEMV there, is not one).
 
 `floor` is the cheapest launch there is, a 1-element in-place add, timed the
 same ways: alone (`graph_us`, `eager_us`: one launch between the events) and
@@ -152,9 +157,20 @@ for f in (sys.argv[4].split(",") if len(sys.argv) > 4 else []):
                 for b in bufs:
                     b.sum()
             gus = graph_us(run, per=rot)
-            reads.append(dict(model=model, layer=layer, n=n, k=k, dtype=f, bytes=wbytes, graph_us=gus, graph_gbps=wbytes / gus / 1e3))
-            print(f"{model:12s} {layer:8s} {n:6d}x{k:<6d} {f:5s} read of {wbytes} B: graph {gus:8.1f} us {wbytes/gus/1e3:6.0f} GB/s", flush=True)
             del bufs
+            half = (wbytes // 2 + 15) // 16 * 16
+            pairs = max(2, -(-(512 << 20) // (2 * half)))
+            srcs = [torch.empty(half, dtype=torch.uint8, device=dev).random_() for _ in range(pairs)]
+            dsts = [torch.empty_like(x) for x in srcs]
+            def copy():
+                for d, x in zip(dsts, srcs):
+                    d.copy_(x)
+            cus = graph_us(copy, per=pairs)
+            del srcs, dsts
+            reads.append(dict(model=model, layer=layer, n=n, k=k, dtype=f, bytes=wbytes, graph_us=gus, graph_gbps=wbytes / gus / 1e3,
+                              copy_us=cus, copy_gbps=2 * half / cus / 1e3))
+            print(f"{model:12s} {layer:8s} {n:6d}x{k:<6d} {f:5s} read of {wbytes} B: graph {gus:8.1f} us {wbytes/gus/1e3:6.0f} GB/s;"
+                  f" copy of the same bytes {cus:8.2f} us {2*half/cus/1e3:6.0f} GB/s", flush=True)
             torch.cuda.empty_cache()
 json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__, copy_gbps=copy_gbps, read_gbps=read_gbps,
                launch=["eager", "graph"], floor=floor, results=res, reads=reads), open(out, "w"), indent=1)

@@ -29,12 +29,6 @@ cublas() {
   PYTHONUNBUFFERED=1 timeout 90 python3 bench/cublas.py "$1" "$r/cublas.json" bf16 ${2:-} > "$r/cublas.txt" 2>&1
   tail -n 1 "$r/cublas.txt" | tee -a "$r/log.txt"
 }
-# mmvqroof SUITE: bench/copy-mmvq.py (a copy of exactly each
-# >= 64 MiB shape's Q4_K bytes, graph-timed) into mmvq-roof.txt.
-mmvqroof() {
-  PYTHONUNBUFFERED=1 timeout 60 python3 bench/copy-mmvq.py "$1" > "$r/mmvq-roof.txt" 2>&1
-  tail -n 3 "$r/mmvq-roof.txt" | tee -a "$r/log.txt"
-}
 # memcheck VARIANT...: compute-sanitizer memcheck of `gen verify` on each
 # sm90 mmvq variant with only the /tmp/nv part holding it (a lookup in the
 # other parts is a harmless NOT_FOUND memcheck would count), into

@@ -11,7 +11,8 @@
 #      ggml's Vulkan mul_mat_vec (.peers/ggml-vulkan) on the same types:
 #      both timed as test-backend-ops times an op (kgen's candidates
 #      narrowed to the integer-dot ones, KGEN_FORCE=mmvq:dot=khr, as in run 05j)
-#   4. cuBLAS bf16 (graph) and copy bandwidth on bench/mmvq-shapes.yaml
+#   4. cuBLAS bf16 (graph) and copy bandwidth on bench/mmvq-shapes.yaml, and a
+#      read and a copy of each shape's Q4_K bytes (cublas.py's reads)
 #   5. CUDA `gen verify --family mmvq`, memcheck of MEMCHECK variants from
 #      the one module holding each
 #   6. CUDA mmvq suite (graph-timed, --pair f32), Q4_K, then Q6_K and Q8_0
@@ -35,8 +36,7 @@ vkverify "${VKCAP:-320}" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
 if [ -z "${VERIFY_ONLY:-}" ]; then
   vkggml
   log "cublas"
-  cublas bench/mmvq-shapes.yaml
-  mmvqroof bench/mmvq-shapes.yaml
+  cublas bench/mmvq-shapes.yaml q4_k
 fi
 
 wait $nv
