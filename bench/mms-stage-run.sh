@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The mms/mml tiles' activation staging with constant offsets (lane l copies
+# token l / (32 / TOK)'s 16-byte pieces; one source pointer a lane) against
+# main's loop over i / 18, i % 18 (about 120 of the ~550 instructions a
+# step at 8 tokens in run h100-2026-12-07s's SASS), one device call of
+# about 7 min:
+#   1. nvcc of A (main's generated mmvq_sm90.hip, carried as
+#      .exp/mmvq_sm90_main.hip) and B (generated now), 13 parts each
+#   2. registers and SASS instruction counts of mms128 / mml128 (A, B);
+#      CUDA verify of B's mms128/192/256 and mml128 at 1, 2, 4, 8 tokens;
+#      memcheck of B's mms128 t8, mml128 t8, mms256 t2
+#   3. bf16 cuBLAS (graph) and copy on issue 11's shapes
+#   4. forced mms128 and mml128 on the Q4_K target shapes at 3, 4, 5, 8
+#      tokens, A B A B (graph-timed, 20 reps)
+#   5. B's Q4_K issue 11 suite (1, 2, 4, 8 tokens, every candidate), then
+#      the ten-model suite at 3..8 tokens while DEADLINE allows
+# Needs bin/gen(.xz), .gl and .exp carried. Results in $OUT/r.tgz.
+set -u
+. bench/device-env.sh
+DEADLINE=${DEADLINE:-560}
+begin
+mkdir -p /tmp/srcA && cp .exp/mmvq_sm90_main.hip /tmp/srcA/mmvq_sm90.hip && cp generated/hip/kgen_hip.h /tmp/srcA/
+log "nvcc"
+bash bench/nvcc-split.sh /tmp/srcA/mmvq_sm90.hip 13 /tmp/nvA > /tmp/nvA.txt 2> "$r/nvcc.txt" &
+bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nvB.txt 2>> "$r/nvcc.txt" &
+wait
+A=$(cat /tmp/nvA.txt) B=$(cat /tmp/nvB.txt)
+[ -n "$A" ] && [ -n "$B" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
+log "nvcc done"
+{ regs A "_t[1248]_mm[ls]128" /tmp/nvA/*.cubin; regs B "_t[1248]_mm[ls]128" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
+for side in A B; do
+  d=/tmp/nv; [ $side = A ] && d=/tmp/nvA
+  for v in mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t4_mms128; do
+    c=$(grep -l "KG_KERNEL[_A-Z]*([0-9, ]*) $v(" $d/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
+    cuobjdump -sass -fun "$v" "$c" > "$r/sass-$side-$v.txt" 2>&1
+    log "sass $side $v: $(grep -c '^ */\*[0-9a-f]*\*/' "$r/sass-$side-$v.txt") instructions"
+  done
+done
+verifyvariants "$B" B $(q4ktiles mms128 mms192 mms256 mml128)
+memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t2_mms256
+cublas bench/mmvq-shapes.yaml
+sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
+for run in A:mms128 B:mms128 A:mml128 B:mml128 A2:mms128 B2:mms128 A2:mml128 B2:mml128; do
+  side=${run%%:*} t=${run#*:}
+  mod=$A; [ "${side:0:1}" = B ] && mod=$B
+  [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
+  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/stage-$side-$t.json" > "$r/stage-$side-$t.txt" 2>&1
+  log "$run exit $?"
+done
+[ "$(left)" -gt 80 ] && q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$B"
+if [ "$(left)" -gt 100 ]; then
+  sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
+  q4kbench mmvq-suite-q4_k /tmp/sel.yaml 10 "$B"
+fi
+log done
