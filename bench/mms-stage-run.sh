@@ -9,10 +9,9 @@
 #   2. registers and SASS instruction counts of mms128 / mml128 (A, B);
 #      CUDA verify of B's mms128/192/256 and mml128 at 1, 2, 4, 8 tokens;
 #      memcheck of B's mms128 t8, mml128 t8, mms256 t2
-#   3. bf16 cuBLAS (graph) and copy on issue 11's shapes
-#   4. forced mms128 and mml128 on the Q4_K target shapes at 3, 4, 5, 8
-#      tokens, A B A B (graph-timed, 20 reps)
-#   5. B's Q4_K issue 11 suite (1, 2, 4, 8 tokens, every candidate), then
+#   3. forced mms128 and mml128 on the Q4_K target shapes at 3, 4, 5, 8
+#      tokens, A B A B (graph-timed, REPS reps, default 10)
+#   4. bf16 cuBLAS (graph) and copy on issue 11's shapes, B's Q4_K issue 11 suite (1, 2, 4, 8 tokens, every candidate), then
 #      the ten-model suite at 3..8 tokens while DEADLINE allows
 # Needs bin/gen(.xz), .gl and .exp carried. Results in $OUT/r.tgz.
 set -u
@@ -38,15 +37,17 @@ for side in A B; do
 done
 verifyvariants "$B" B $(q4ktiles mms128 mms192 mms256 mml128)
 memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t2_mms256
-cublas bench/mmvq-shapes.yaml
+pack  # (again after each phase: a call cut short still returns r.tgz)
 sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
 for run in A:mms128 B:mms128 A:mml128 B:mml128 A2:mms128 B2:mms128 A2:mml128 B2:mml128; do
   side=${run%%:*} t=${run#*:}
   mod=$A; [ "${side:0:1}" = B ] && mod=$B
   [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
-  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/stage-$side-$t.json" > "$r/stage-$side-$t.txt" 2>&1
+  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps ${REPS:-10} --dtypes q4_k --shapes /tmp/s.yaml --out "$r/stage-$side-$t.json" > "$r/stage-$side-$t.txt" 2>&1
   log "$run exit $?"
+  pack
 done
+[ "$(left)" -gt 100 ] && cublas bench/mmvq-shapes.yaml
 [ "$(left)" -gt 80 ] && q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$B"
 if [ "$(left)" -gt 100 ]; then
   sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
