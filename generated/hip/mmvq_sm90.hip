@@ -693,22 +693,34 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const uint8_t* w1 = W + (size_t)min(row0 + 8 + g, N - 1) * NB * 144;
   const int tg = min(g, T - 1), t0 = min(2 * q, T - 1), t1 = min(2 * q + 1, T - 1);
   // superblock b's activations into slot s of this warp's ring (a group
-  // committed even when empty, so that kg_cp_wait counts steps). Lane l
-  // copies token l / LPT's 16-byte pieces l % LPT, + LPT, ... (18 a
-  // token): one source pointer a lane, the pieces at constant offsets.
-  // (A loop over i = lane, lane + 32, ... < T x 18 with i / 18 and i % 18
-  // took about 120 of the ~550 instructions of a step at 8 tokens, SASS
-  // of run h100-2026-12-07s.)
+  // committed even when empty, so that kg_cp_wait counts steps). At 1..4
+  // tokens lane l copies token l / LPT's 16-byte pieces l % LPT, + LPT, ...
+  // (18 a token, LPT >= 8 lanes: 128+ contiguous bytes of a row an
+  // instruction) from one source pointer at constant offsets: the mms128
+  // t4 step went from 540 to 415 SASS instructions (the loop below took
+  // ~110 of them), mms128 t4 ran 0.85-0.96x its time before on all 24 cases
+  // at 3-4 tokens, mml128 t4 0.92-1.04x (median 0.99; run
+  // h100-2026-12-07t). At 8 tokens (4 lanes a row: 64 bytes) the same
+  // layout cut the step from 541 to 420 but ran 0.89-1.07x (mms128) and
+  // 0.93-1.16x (mml128, median 1.04), so 8 tokens keep the loop over i =
+  // lane, lane + 32, ... < T x 18 (32 contiguous pieces an instruction).
   constexpr int LPT = 32 / TOK, PIECES = (18 + LPT - 1) / LPT;
   const int st = lane / LPT, sp = lane % LPT;
   const uint8_t* xsrc = X + (size_t)min(st, T - 1) * XB * 36 + 16 * sp;
   auto stage = [&](int b, int s) {
-    if (b < NB && st < T) {
-      const uint8_t* src = xsrc + (size_t)b * 288;
-      uint32_t* dst = &xs[warp][s][st][4 * sp];
+    if constexpr (LPT >= 8) {
+      if (b < NB && st < T) {
+        const uint8_t* src = xsrc + (size_t)b * 288;
+        uint32_t* dst = &xs[warp][s][st][4 * sp];
 #pragma unroll
-      for (int m = 0; m < PIECES; ++m)
-        if (sp + LPT * m < 18) kg_cp_async16<TOK>(dst + 4 * LPT * m, src + 16 * LPT * m);
+        for (int m = 0; m < PIECES; ++m)
+          if (sp + LPT * m < 18) kg_cp_async16<TOK>(dst + 4 * LPT * m, src + 16 * LPT * m);
+      }
+    } else if (b < NB) {
+      for (int i = lane; i < T * 18; i += 32) {
+        const int t = i / 18, c = i % 18;
+        kg_cp_async16<TOK>(&xs[warp][s][t][4 * c], X + ((size_t)t * XB + 8 * b) * 36 + 16 * c);
+      }
     }
     kg_cp_commit<TOK>();
   };
