@@ -38,7 +38,7 @@ done
 verifyvariants "$B" B $(q4ktiles mms128 mms192 mms256 mml128)
 memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t2_mms256
 pack  # (again after each phase: a call cut short still returns r.tgz)
-sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
+sed "s/^tokens: .*/tokens: [${TOKENS:-3, 4, 5, 8}]/" bench/mmvq-shapes-target.yaml > /tmp/s.yaml
 for run in A:mms128 B:mms128 A:mml128 B:mml128 A2:mms128 B2:mms128 A2:mml128 B2:mml128; do
   side=${run%%:*} t=${run#*:}
   mod=$A; [ "${side:0:1}" = B ] && mod=$B

@@ -703,7 +703,9 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   // h100-2026-12-07t). At 8 tokens (4 lanes a row: 64 bytes) the same
   // layout cut the step from 541 to 420 but ran 0.89-1.07x (mms128) and
   // 0.93-1.16x (mml128, median 1.04), so 8 tokens keep the loop over i =
-  // lane, lane + 32, ... < T x 18 (32 contiguous pieces an instruction).
+  // lane, lane + 32, ... < T x 18 (32 contiguous pieces an instruction);
+  // 16 lanes a row plus a tail instruction (541 -> 449) ran 0.93-1.04x
+  // (run h100-2026-12-07u, branch exp/mms-stage8).
   constexpr int LPT = 32 / TOK, PIECES = (18 + LPT - 1) / LPT;
   const int st = lane / LPT, sp = lane % LPT;
   const uint8_t* xsrc = X + (size_t)min(st, T - 1) * XB * 36 + 16 * sp;
