@@ -36,11 +36,21 @@ cublas() {
 memcheck() {
   local v m
   for v in "$@"; do
-    m=$(grep -l "KG_KERNEL[_A-Z]*([0-9, ]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
+    m=$(cubinof "$v")
     echo "== $v ($m)"
     timeout 60 compute-sanitizer --tool memcheck --print-limit 5 bin/gen verify --backend cuda --arch sm90 --module "$m" --variant "$v" 2>&1 | tail -n 4
   done > "$r/memcheck.txt" 2>&1
   grep -c "ERROR SUMMARY: 0 errors" "$r/memcheck.txt" | sed 's/^/memcheck clean runs: /' | tee -a "$r/log.txt"
+}
+# cubinof VARIANT [DIR]: the cubin bench/nvcc-split.sh built the sm90 mmvq
+# VARIANT into (its parts in DIR, default /tmp/nv).
+cubinof() { grep -l "KG_KERNEL[_A-Z]*([0-9, ]*) $1(" "${2:-/tmp/nv}"/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/'; }
+# sass LABEL VARIANT [DIR]: cuobjdump's SASS of the variant (cubinof) into
+# sass-[LABEL-]VARIANT.txt, its instruction count to the log.
+sass() {
+  local f="$r/sass-${1:+$1-}$2.txt"
+  cuobjdump -sass -fun "$2" "$(cubinof "$2" "${3:-/tmp/nv}")" > "$f" 2>&1
+  log "sass ${1:+$1 }$2: $(grep -c '^ */\*[0-9a-f]*\*/' "$f") instructions"
 }
 # vkverify SECONDS FILE ARGS...: `bin/gen verify --backend vulkan ARGS`
 # into FILE, stopped once it prints its summary (NVIDIA's driver hangs the

@@ -27,13 +27,9 @@ A=$(cat /tmp/nvA.txt) B=$(cat /tmp/nvB.txt)
 [ -n "$A" ] && [ -n "$B" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
 log "nvcc done"
 { regs A "_t[1248]_mm[ls]128" /tmp/nvA/*.cubin; regs B "_t[1248]_mm[ls]128" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
-for side in A B; do
-  d=/tmp/nv; [ $side = A ] && d=/tmp/nvA
-  for v in mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t4_mms128; do
-    c=$(grep -l "KG_KERNEL[_A-Z]*([0-9, ]*) $v(" $d/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
-    cuobjdump -sass -fun "$v" "$c" > "$r/sass-$side-$v.txt" 2>&1
-    log "sass $side $v: $(grep -c '^ */\*[0-9a-f]*\*/' "$r/sass-$side-$v.txt") instructions"
-  done
+for v in mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t4_mms128; do
+  sass A "$v" /tmp/nvA
+  sass B "$v"
 done
 verifyvariants "$B" B $(q4ktiles mms128 mms192 mms256 mml128)
 memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t2_mms256

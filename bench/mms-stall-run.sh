@@ -18,11 +18,7 @@ DEADLINE=${DEADLINE:-500}
 begin
 M=$(nvccparts generated/hip/mmvq_sm90.hip 13 /tmp/nv) || exit 1
 tiles="mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r4_t1_sw32"
-for v in $tiles; do
-  c=$(grep -l "KG_KERNEL[_A-Z]*([0-9, ]*) $v(" /tmp/nv/mmvq_sm90.*.cu | sed 's/\.cu$/.cubin/')
-  cuobjdump -sass -fun "$v" "$c" > "$r/sass-$v.txt" 2>&1
-  log "sass $v: $(grep -c '^ */\*[0-9a-f]*\*/' "$r/sass-$v.txt") instructions"
-done
+for v in $tiles; do sass "" "$v"; done
 regs tiles "_t[18]_mm[ls]128\|_r4_t1_sw32" /tmp/nv/*.cubin | tee "$r/resources.txt"
 shape() { printf 'tokens: [%s]\nmodels:\n  m:\n    %s: {n: %s, k: %s}\n' "$1" "$2" "$3" "$4" > /tmp/one.yaml; }
 sections="--section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --section MemoryWorkloadAnalysis --section SchedulerStats --section InstructionStats --section SourceCounters"
