@@ -7,8 +7,9 @@
 #          backends, no timing: runs 07f and 07h timed these on an H100; its
 #          Vulkan verify now has VKCAP=320 s so all 840 variants finish: run
 #          07f's 150 s stopped at 500; VERIFY_ONLY= for the timings too);
-#          CARD_RUN=mml runs bench/mmvq-mml-run.sh (mml128 beside every
-#          Q4_K candidate, run 07h) instead
+#          CARD_RUN=NAME runs bench/NAME.sh instead (mmvq-mml-run: mml128
+#          beside every Q4_K candidate, run 07h; mmp-chunk-run: mmp128 with
+#          K in chunks)
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
 # ../shared's binary) carried.
 # ggml's test-backend-ops travels xz-compressed (.peers' gzip is 17 MB, over
@@ -19,6 +20,6 @@ card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "card: $card"
 case "$card:${CARD_RUN:-}" in
   *H200*:*) exec bash bench/mmvq-issue11-run.sh ;;
-  *:mml) exec bash bench/mmvq-mml-run.sh ;;
+  *:?*) exec bash "bench/$CARD_RUN.sh" ;;
   *) VERIFY_ONLY=${VERIFY_ONLY-1} exec bash bench/mmvq-issue11-run.sh ;;
 esac

@@ -184,23 +184,23 @@ enum {
 #if KG_DEFINE_DATA
 KG_DATA kg_artifact kg_artifacts[KG_NARTIFACTS] = {
   {"hip/gemv_gfx1100.hip", "73814977863a050342127353112702989b5ad2124ef8260a96dce2e629f5c3b9"},
-  {"hip/mmvq_gfx1100.hip", "3721484c7fd01119885c81558458ff96ae5e2b696fb93d9d2892f2fbb45f3c8d"},
+  {"hip/mmvq_gfx1100.hip", "a9fcf8b559dbeca437e8fee66b5933bad03a2f6dcf8bdf5417d0e5b6a00fd16f"},
   {"hip/quant_q8_1_gfx1100.hip", "8f71ab7c6e93b98237f9418399cace13fb333018f53a0bc4cea0c46910e7275c"},
   {"hip/quant_q8k_gfx1100.hip", "8df334effe5582bfec31e0d653ad4f02a1e0bca50233527e2878c0e085316196"},
   {"hip/gemv_gfx1200.hip", "3ececfcb6cb3163e05dd39d0ea2f612143d4b8eff27117a15c1d470215e50484"},
-  {"hip/mmvq_gfx1200.hip", "cca5a0b2d9f8b3a868545225962132d72b2e110bf28015c378416296b33671f9"},
+  {"hip/mmvq_gfx1200.hip", "fac111538a3eafebec90287af8937d81a0c1e9edbdf6ffc2f201720d066abab1"},
   {"hip/quant_q8_1_gfx1200.hip", "a7c08bbe1c0ebd67384672760efdafe48b1004349428502473c48b1314b11eec"},
   {"hip/quant_q8k_gfx1200.hip", "88fc447607833696de91b4b82bf3a25294d504a52c7da5e38c39266b2f130348"},
   {"hip/gemv_gfx90a.hip", "4594e8beed5c051455620f1f8a0b3392f164f95de7ad8acc0e1e3aba12dab562"},
-  {"hip/mmvq_gfx90a.hip", "8a256f6950dd7c40194fe7d1998aa26639b9ef8f68dcd46fa2afd6665ec75e89"},
+  {"hip/mmvq_gfx90a.hip", "c05543ffcdfd552edd5e4ed5c1c28980b31248ee72caac5f2340546a5f0310ad"},
   {"hip/quant_q8_1_gfx90a.hip", "5e328e0cd39cd046a85c2b3026a971db816e83be14edf340ff596e8ebfdee8bc"},
   {"hip/quant_q8k_gfx90a.hip", "d4cfaa92b809675dc723610f91cf687ea8b00739f55740a7e1370b8aa9b1d427"},
   {"hip/gemv_gfx942.hip", "41819b25ec2b0642a180700c7e299183030a3b740a42eab4cfb4e2b29b158fea"},
-  {"hip/mmvq_gfx942.hip", "94c6723fbff37be4a1b5827d7117171ab8630ff01ff2f5c3f6fd3ed845cac074"},
+  {"hip/mmvq_gfx942.hip", "83f3f9ee45b7b4e6bb59f1a1a8c6e39c55af9a6aceb28647e3cd39a9e106ccdc"},
   {"hip/quant_q8_1_gfx942.hip", "23da3dcae5f1b8b6e153d728799e992d2712f273310014783e0f6e87f7d5d3e2"},
   {"hip/quant_q8k_gfx942.hip", "35f96b01d4ae50e121889b93d05f2b5d589547a34de5db3f0e96ef66ce52b5b6"},
   {"hip/gemv_sm90.hip", "964ccd5d476b54a72bd3608aa0085057380c5bc051f438d18ba782cd44f00a8a"},
-  {"hip/mmvq_sm90.hip", "94d2262d55c963f778059645d2fef40819748c7bda2c430fdc676909fc8684b0"},
+  {"hip/mmvq_sm90.hip", "25351d154062a80166c3391f05dcfaa336b67b385924704d8f26270f0d6e9840"},
   {"hip/quant_q8_1_sm90.hip", "561ec586964ba088b0caa1e8fe75af962289b992d23b45eaddeb7db9aa64cf29"},
   {"hip/quant_q8k_sm90.hip", "9f2bf50676ac289d75cd60f3def27c8c8d2ca32fd77da3ea2b870dda06cb0cb0"},
   {"spirv/gemv_bf16_p1_subgroup.spv", "ec335e60b355c0f82dd3ed0c460c21bfea3cbdab24acab7067526be910065b9e"},
@@ -14966,8 +14966,7 @@ static inline int kg_mmvq_eligible(const kg_variant* v, const kg_op* op, const k
   if (!((op->m <= v->p[KG_P_tokens]))) return 3; /* the variant computes at most tokens tokens per launch */
   if (!(((v->p[KG_P_layout] != KG_S_xshare) || (d->wave <= 32LL)))) return 4; /* the xshare tiles sum a 32-lane group's rows within subgroups: subgroups of at most 32 lanes */
   if (!((kg_rem((op->align > 0 ? op->align : 1048576LL), kg_add(1LL, kg_mul(3LL, ((((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms192)) || (v->p[KG_P_tile] == KG_S_mms256)) || (v->p[KG_P_tile] == KG_S_mml128))))) == 0LL))) return 5; /* the mms and mml tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes) */
-  if (!(((v->p[KG_P_tile] != KG_S_mmp128) || (kg_mul(v->p[KG_P_tokens], op->k) <= 32768LL)))) return 6; /* the mmp tile holds all of X in LDS: tokens x K at most 32768 */
-  if (!(((v->p[KG_P_layout] != KG_S_splitk) || (kg_mul(2LL, op->k) >= kg_mul(kg_mul(v->p[KG_P_splits], v->p[KG_P_wg]), v->p[KG_P_unit]))))) return 7; /* each split-K slice needs at least half a pass of its workgroup */
+  if (!(((v->p[KG_P_layout] != KG_S_splitk) || (kg_mul(2LL, op->k) >= kg_mul(kg_mul(v->p[KG_P_splits], v->p[KG_P_wg]), v->p[KG_P_unit]))))) return 6; /* each split-K slice needs at least half a pass of its workgroup */
   {
     long long w = kg_mmvq_workgroup(v, d);
     if (w < 1) return 102;
@@ -14985,7 +14984,7 @@ static inline void kg_mmvq_keys(const kg_variant* v, const kg_op* op, const kg_d
     keys[i++] = kg_sub(v->p[KG_P_tokens], op->m);
     keys[i++] = ((v->p[KG_P_layout] == KG_S_mma) != (((op->m >= 5LL) || (((op->m >= 3LL) && (op->n >= 16LL)) && ((v->p[KG_P_dtype] == KG_S_q6_k) || (op->n > 2048LL)))) || ((op->m == 2LL) && (((op->k <= 1024LL) && (op->n >= 100000LL)) || ((v->p[KG_P_dtype] == KG_S_q6_k) && (op->n >= 100000LL))))));
     keys[i++] = ((v->p[KG_P_tile] == KG_S_mml128) != ((((v->p[KG_P_dtype] == KG_S_q4_k) && (op->m >= 3LL)) && (op->n > kg_mul(48LL, d->compute_units))) && (op->n <= kg_mul(64LL, d->compute_units))));
-    keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), ((v->p[KG_P_tile] == KG_S_mmp128) != ((op->n >= 30000LL) || ((op->m <= 4LL) && (op->n >= 12000LL)))));
+    keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), ((v->p[KG_P_tile] == KG_S_mmp128) != (((op->n >= 30000LL) || ((op->m <= 4LL) && (op->n >= 12000LL))) && (kg_mul(v->p[KG_P_tokens], op->k) <= 32768LL))));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_mma), kg_add(kg_add(((((v->p[KG_P_tile] == KG_S_mms128) || (v->p[KG_P_tile] == KG_S_mms192)) || (v->p[KG_P_tile] == KG_S_mms256)) != ((((op->n > 2048LL) && (op->n < 100000LL)) || (((op->n >= 100000LL) && (op->m >= 6LL)) && (op->k >= 2048LL))) || ((op->n <= 2048LL) && (op->m >= 5LL)))), ((v->p[KG_P_tile] == KG_S_mms256) != ((op->n <= 2048LL) && (op->m >= 5LL)))), kg_mul((v->p[KG_P_tile] == KG_S_mms192), kg_sub(2LL, kg_mul(3LL, (((op->n > 3072LL) && (op->n <= 4096LL)) && (op->k >= 4096LL)))))));
     keys[i++] = kg_add(kg_mul((v->p[KG_P_layout] != KG_S_mma), (v->p[KG_P_layout] != KG_S_stream)), (v->p[KG_P_layout] == KG_S_splitk));
     keys[i++] = kg_mul((v->p[KG_P_layout] == KG_S_stream), ((v->p[KG_P_tile] == KG_S_sp8) != ((((op->m == 2LL) && (op->n >= 8192LL)) && (op->k >= 4465LL)) && (op->k <= 5120LL))));

@@ -20,23 +20,23 @@ var SPIRV embed.FS
 // Artifacts lists the 127 files variants live in, with their SHA-256.
 var Artifacts = [127]table.Artifact{
 	{Path: "hip/gemv_gfx1100.hip", SHA256: "73814977863a050342127353112702989b5ad2124ef8260a96dce2e629f5c3b9"},
-	{Path: "hip/mmvq_gfx1100.hip", SHA256: "3721484c7fd01119885c81558458ff96ae5e2b696fb93d9d2892f2fbb45f3c8d"},
+	{Path: "hip/mmvq_gfx1100.hip", SHA256: "a9fcf8b559dbeca437e8fee66b5933bad03a2f6dcf8bdf5417d0e5b6a00fd16f"},
 	{Path: "hip/quant_q8_1_gfx1100.hip", SHA256: "8f71ab7c6e93b98237f9418399cace13fb333018f53a0bc4cea0c46910e7275c"},
 	{Path: "hip/quant_q8k_gfx1100.hip", SHA256: "8df334effe5582bfec31e0d653ad4f02a1e0bca50233527e2878c0e085316196"},
 	{Path: "hip/gemv_gfx1200.hip", SHA256: "3ececfcb6cb3163e05dd39d0ea2f612143d4b8eff27117a15c1d470215e50484"},
-	{Path: "hip/mmvq_gfx1200.hip", SHA256: "cca5a0b2d9f8b3a868545225962132d72b2e110bf28015c378416296b33671f9"},
+	{Path: "hip/mmvq_gfx1200.hip", SHA256: "fac111538a3eafebec90287af8937d81a0c1e9edbdf6ffc2f201720d066abab1"},
 	{Path: "hip/quant_q8_1_gfx1200.hip", SHA256: "a7c08bbe1c0ebd67384672760efdafe48b1004349428502473c48b1314b11eec"},
 	{Path: "hip/quant_q8k_gfx1200.hip", SHA256: "88fc447607833696de91b4b82bf3a25294d504a52c7da5e38c39266b2f130348"},
 	{Path: "hip/gemv_gfx90a.hip", SHA256: "4594e8beed5c051455620f1f8a0b3392f164f95de7ad8acc0e1e3aba12dab562"},
-	{Path: "hip/mmvq_gfx90a.hip", SHA256: "8a256f6950dd7c40194fe7d1998aa26639b9ef8f68dcd46fa2afd6665ec75e89"},
+	{Path: "hip/mmvq_gfx90a.hip", SHA256: "c05543ffcdfd552edd5e4ed5c1c28980b31248ee72caac5f2340546a5f0310ad"},
 	{Path: "hip/quant_q8_1_gfx90a.hip", SHA256: "5e328e0cd39cd046a85c2b3026a971db816e83be14edf340ff596e8ebfdee8bc"},
 	{Path: "hip/quant_q8k_gfx90a.hip", SHA256: "d4cfaa92b809675dc723610f91cf687ea8b00739f55740a7e1370b8aa9b1d427"},
 	{Path: "hip/gemv_gfx942.hip", SHA256: "41819b25ec2b0642a180700c7e299183030a3b740a42eab4cfb4e2b29b158fea"},
-	{Path: "hip/mmvq_gfx942.hip", SHA256: "94c6723fbff37be4a1b5827d7117171ab8630ff01ff2f5c3f6fd3ed845cac074"},
+	{Path: "hip/mmvq_gfx942.hip", SHA256: "83f3f9ee45b7b4e6bb59f1a1a8c6e39c55af9a6aceb28647e3cd39a9e106ccdc"},
 	{Path: "hip/quant_q8_1_gfx942.hip", SHA256: "23da3dcae5f1b8b6e153d728799e992d2712f273310014783e0f6e87f7d5d3e2"},
 	{Path: "hip/quant_q8k_gfx942.hip", SHA256: "35f96b01d4ae50e121889b93d05f2b5d589547a34de5db3f0e96ef66ce52b5b6"},
 	{Path: "hip/gemv_sm90.hip", SHA256: "964ccd5d476b54a72bd3608aa0085057380c5bc051f438d18ba782cd44f00a8a"},
-	{Path: "hip/mmvq_sm90.hip", SHA256: "94d2262d55c963f778059645d2fef40819748c7bda2c430fdc676909fc8684b0"},
+	{Path: "hip/mmvq_sm90.hip", SHA256: "25351d154062a80166c3391f05dcfaa336b67b385924704d8f26270f0d6e9840"},
 	{Path: "hip/quant_q8_1_sm90.hip", SHA256: "561ec586964ba088b0caa1e8fe75af962289b992d23b45eaddeb7db9aa64cf29"},
 	{Path: "hip/quant_q8k_sm90.hip", SHA256: "9f2bf50676ac289d75cd60f3def27c8c8d2ca32fd77da3ea2b870dda06cb0cb0"},
 	{Path: "spirv/gemv_bf16_p1_subgroup.spv", SHA256: "ec335e60b355c0f82dd3ed0c460c21bfea3cbdab24acab7067526be910065b9e"},
@@ -17631,9 +17631,6 @@ var Families = []table.Family{
 			Expr: "align % (1 + 3 * (tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\" || tile == \"mml128\")) == 0",
 			Why:  "the mms and mml tiles copy X in 16-byte pieces: W and X offsets must be multiples of 4 blocks (X: 144 bytes)",
 		}, {
-			Expr: "tile != \"mmp128\" || tokens * k <= 32768",
-			Why:  "the mmp tile holds all of X in LDS: tokens x K at most 32768",
-		}, {
 			Expr: "layout != \"splitk\" || 2 * k >= splits * wg * unit",
 			Why:  "each split-K slice needs at least half a pass of its workgroup",
 		}},
@@ -17757,9 +17754,9 @@ var Families = []table.Family{
 					N:   "rows + 1",
 				},
 				{
-					K:    "max_k",
+					K:    "2 * 32768 / tokens + 5 * 256",
 					M:    "tokens",
-					N:    "compute_units * 3 * 16 * 2 + 17",
+					N:    "compute_units * 3 * 16 + 17",
 					When: "tile == \"mmp128\"",
 				},
 				{
@@ -17780,7 +17777,7 @@ var Families = []table.Family{
 				Expr: "row_lanes * splits * unit",
 				Name: "pass_k",
 			}, {
-				Expr: "(tile == \"mmp128\") * 32768 / tokens + (tile != \"mmp128\") * 1048576",
+				Expr: "1048576",
 				Name: "max_k",
 			}, {
 				Expr: "(layout == \"splitk\") * cdiv(pass_k, 2 * blk) * blk + (layout != \"splitk\") * blk",
@@ -18345,8 +18342,8 @@ var Archs = []table.Arch{
 				Expr: "(tile == \"mml128\") != (dtype == \"q4_k\" && m >= 3 && n > 48 * compute_units && n <= 64 * compute_units)",
 				Why:  "H100 07h: mml128 (4 workgroups an SM) where its tiles fit one wave and mms128's (3 an SM) need two: 1.02-1.10x the best other tile on 8192 rows at 3-8 tokens; median 0.95x elsewhere",
 			}, {
-				Expr: "(layout == \"mma\") * ((tile == \"mmp128\") != (n >= mq_mmp_n || m <= 4 && n >= mq_mmp_n4))",
-				Why:  "H100 07b: the persistent mmp128 at 0.86-0.95x the best other tile on 32k+-row LM heads (3-8 tokens), 0.92-0.97x on 12k+-row layers at 3-4 tokens; up to 1.6x behind on small layers",
+				Expr: "(layout == \"mma\") * ((tile == \"mmp128\") != ((n >= mq_mmp_n || m <= 4 && n >= mq_mmp_n4) && tokens * k <= 32768))",
+				Why:  "H100 07b: mmp128 at 0.86-0.95x the best other tile on 32k+-row LM heads (3-8 tokens), 0.92-0.97x on 12k+-row layers at 3-4 tokens, 1.6x behind on small ones; chunked K (tokens x K > 32768): unmeasured",
 			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi || n >= mq_mms_hi && m >= mq_mms_head_m && k >= mq_mms_head_k || n <= mq_mms256_n && m >= mq_mms256_m)) + ((tile == \"mms256\") != (n <= mq_mms256_n && m >= mq_mms256_m)) + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: behind on 1024-row layers; 07a (.ca): ahead on LM heads of K >= 2048 from 6 tokens; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120",

@@ -482,9 +482,11 @@ KG_DEVICE void mma_q4k_lean(float (&acc)[4], const MmaW& s, Fetch fetch) {
 
 // The end of the tensor-core tiles: the warps' fragments summed in warp
 // order; thread i < 128 owns fragment element i / 32 of lane i % 32: row
-// g + 8 * (i / 64), token 2q + (i / 32) % 2 of the tile at row0.
+// g + 8 * (i / 64), token 2q + (i / 32) % 2 of the tile at row0. add: Y
+// += the sum (the same thread stored Y's value before: mmp's K chunks).
 template <int TOK, int NW>
-KG_DEVICE void mma_store_via(float (&red)[NW][4][32], const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
+KG_DEVICE void mma_store_via(float (&red)[NW][4][32], const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N,
+                             bool add = false) {
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, g = lane / 4, q = lane % 4;
 #pragma unroll
   for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
@@ -494,7 +496,7 @@ KG_DEVICE void mma_store_via(float (&red)[NW][4][32], const float (&acc)[4], flo
     float sum = 0.0f;
     for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
     const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
-    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = sum;
+    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = add ? Y[(size_t)t * N + n] + sum : sum;
   }
 }
 template <int TOK, int NW>
@@ -775,19 +777,23 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 
   mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
-// mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes all of X
-// once into LDS: each Q8_1 block's 32 quants (a token's row padded by 32
-// bytes, so that the 8 tokens of a B fragment fall in distinct banks) and,
-// per token pair, the blocks' d and exact quant sums as f32 (the min
-// term's sums: no second MMA per sub-block). Then it walks the 16-row
-// tiles gridDim apart (groups_x: at most 3 workgroups a compute unit,
-// all resident), its warps taking each tile's superblocks in turn as
-// mmaN, the weights' two register buffers running on across tiles; the
-// tiles' sums go through two LDS buffers, one barrier a tile.
-// LDS: tokens x (K + 32) + K x tokens / 4 bytes, so tokens x K <= 32768.
+// mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes X into LDS
+// (each Q8_1 block's 32 quants: a token's row padded by 32 bytes, so that
+// the 8 tokens of a B fragment fall in distinct banks; per token pair, the
+// blocks' d and exact quant sums as f32: the min term's sums without a
+// second MMA per sub-block). Then it walks the 16-row tiles gridDim apart
+// (groups_x: at most 3 workgroups a compute unit, all resident), its warps
+// taking each tile's superblocks in turn as mmaN, the weights' two
+// register buffers running on across tiles; the tiles' sums go through two
+// LDS buffers, one barrier a tile. LDS holds tokens x K <= 32768 (44 KiB
+// at most, under the 48 KiB of static LDS), so a longer K goes in NC
+// chunks of about equal size (at least 8 superblocks each, so every warp
+// has work in every chunk): the walk runs once per chunk, X's chunk
+// decoded while the next weights load, and chunks after the first add to
+// Y (the same thread's earlier store: fixed order, no atomics).
 template <int TOK, int WG>
 KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
-  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2;
+  constexpr int NW = WG / 32, KMAX = 32768 / TOK, NP = TOK / 2, CBMAX = KMAX / 256;
   static_assert(WG % 32 == 0 && NW >= 4 && TOK >= 2, "mmp tiles: whole warps, at least 4; 2 or more tokens");
   KG_SHARED __attribute__((aligned(16))) uint32_t xq[TOK][(KMAX + 32) / 4];
   KG_SHARED __attribute__((aligned(16))) float xds[KMAX / 32][NP][4];  // d(2p), d(2p+1), sum(2p), sum(2p+1)
@@ -797,38 +803,39 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const int NB = K / 256, XB = K / 32;
   const int tiles = (N + 15) / 16, G = kg_nbid_x();
   if (kg_bid_x() >= tiles) return;
+  // chunk c: superblocks cb0(c) .. cb0(c) + cbn(c) - 1 (the first NB % NC
+  // chunks one more)
+  const int NC = (NB + CBMAX - 1) / CBMAX, CQ = NB / NC, CR = NB % NC;
+  auto cbn = [&](int c) { return CQ + (c < CR); };
+  auto cb0 = [&](int c) { return c * CQ + min(c, CR); };
   auto load = [&](MmaW& s, int tile, int b) {
     const int row0 = tile * 16;
     const uint8_t* w0 = W + ((size_t)min(row0 + g, N - 1) * NB + b) * 144;
     const uint8_t* w1 = W + ((size_t)min(row0 + 8 + g, N - 1) * NB + b) * 144;
     mma_loadw(s, w0, w1, q);
   };
-  // the walk: (tile, b) in order, b = warp, warp + NW, ... then the next
-  // tile; its first weights in flight while X is decoded
-  int tile = kg_bid_x(), b = warp;
-  MmaW s0, s1;
-  if (warp < NB) load(s0, tile, b);
-  // X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 / WG = 8
-  // each, all loads issued before the first is used); tokens past T as
-  // zeros
-  {
+  // chunk c of X into LDS, a Q8_1 block a lane (at most TOK x KMAX / 32 /
+  // WG = 8 each, all loads issued before the first is used); tokens past
+  // T as zeros
+  auto decode = [&](int c) {
     constexpr int IT = TOK * KMAX / 32 / WG;
-    const int TXB = min(T, TOK) * XB;
+    const int XBC = 8 * cbn(c), TXB = min(T, TOK) * XBC;
+    const uint32_t* xc = (const uint32_t*)X + (size_t)cb0(c) * 8 * 9;
     uint32_t v[IT][9];
 #pragma unroll
     for (int k = 0; k < IT; ++k) {
-      const int i = tid + k * WG;
+      const int i = tid + k * WG, t = i / XBC, blk = i % XBC;
 #pragma unroll
       for (int w = 0; w < 9; ++w) v[k][w] = 0u;
       if (i < TXB) {
 #pragma unroll
-        for (int w = 0; w < 9; ++w) v[k][w] = ((const uint32_t*)X)[(size_t)i * 9 + w];
+        for (int w = 0; w < 9; ++w) v[k][w] = xc[((size_t)t * XB + blk) * 9 + w];
       }
     }
 #pragma unroll
     for (int k = 0; k < IT; ++k) {
-      const int i = tid + k * WG, t = i / XB, blk = i % XB;
-      if (i < TOK * XB) {
+      const int i = tid + k * WG, t = i / XBC, blk = i % XBC;
+      if (i < TOK * XBC) {
         int sum = 0;
 #pragma unroll
         for (int w = 0; w < 8; ++w) {
@@ -839,7 +846,14 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
         xds[blk][t / 2][2 + t % 2] = (float)sum;
       }
     }
-  }
+  };
+  // the walk: (chunk, tile, b) in order, b = warp, warp + NW, ... of the
+  // chunk, then the next tile, then the next chunk; its first weights in
+  // flight while X's chunk is decoded
+  int c = 0, tile = kg_bid_x(), b = warp;
+  MmaW s0, s1;
+  if (warp < cbn(0)) load(s0, tile, b);
+  decode(0);
   kg_sync();
   const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
@@ -857,26 +871,35 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   };
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   int par = 0;
-  auto store = [&](int tile) {
-    mma_store_via<TOK, NW>(red[par], acc, Y, tile * 16, T, N);
+  auto store = [&](int tile, bool add) {
+    mma_store_via<TOK, NW>(red[par], acc, Y, tile * 16, T, N, add);
     par ^= 1;
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[i] = 0.0f;
   };
-  if (warp >= NB) {  // no superblocks for this warp (K < 256 NW): its zeros
-    for (; tile < tiles; tile += G) store(tile);
+  if (warp >= NB) {  // no superblocks for this warp (K < 256 NW, one chunk): its zeros
+    for (; tile < tiles; tile += G) store(tile, false);
     return;
   }
   // one step: the next item's loads into nxt, compute cur, the tile's
-  // sums at its end; false after the last tile
+  // sums at its end, the next chunk of X after a chunk's last tile (the
+  // store's barrier: every warp is past its reads of this chunk); false
+  // after the last
   auto step = [&](const MmaW& cur, MmaW& nxt) {
-    int nt = tile, nb = b + NW;
-    if (nb >= NB) nb = warp, nt += G;
-    if (nt < tiles) load(nxt, nt, nb);
+    int nt = tile, nb = b + NW, nc = c;
+    if (nb >= cbn(c)) {
+      nb = warp, nt += G;
+      if (nt >= tiles) nt = kg_bid_x(), ++nc;
+    }
+    if (nc < NC) load(nxt, nt, cb0(nc) + nb);
     compute(acc, cur, b);
-    if (nt != tile) store(tile);
-    tile = nt, b = nb;
-    return tile < tiles;
+    if (nt != tile || nc != c) store(tile, c > 0);
+    if (nc != c && nc < NC) {
+      decode(nc);
+      kg_sync();
+    }
+    tile = nt, b = nb, c = nc;
+    return c < NC;
   };
   while (step(s0, s1) && step(s1, s0)) {
   }

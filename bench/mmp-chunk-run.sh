@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# mmp128 with X decoded in chunks of tokens x K <= 32768 (so any K; before:
+# K <= 32768 / tokens, 4096 at 8 tokens) against mms128 / mml128 on the
+# layers it was shut out of (K 5120+ at 8 tokens, 8192+ at 4), and against
+# main's mmp128 where both run (one chunk), one device call of about 9 min:
+#   1. nvcc of A (main's generated mmvq_sm90.hip, carried as
+#      .exp/mmvq_sm90_main.hip) and B (generated now), 13 parts each
+#   2. registers of mmp128 (A, B); CUDA verify of B's mmp128 and mms128 at
+#      4 and 8 tokens; memcheck of B's mmp128 t8, t4 (their verify cases:
+#      three chunks of unequal size, 1-2 tiles a workgroup)
+#   3. forced B:mmp128, B:mms128, B:mml128 on issue 11's Q4_K target
+#      shapes and A:mmp128 on those of K <= 4096, at 4, 5, 8 tokens, twice
+#      (graph-timed, REPS reps, default 10)
+#   4. bf16 cuBLAS (graph) and copy on issue 11's shapes, B's Q4_K issue 11
+#      suite (every candidate), then the ten-model suite at 3..8 tokens
+#      while DEADLINE allows
+# Needs bin/gen(.xz), .gl and .exp carried. Results in $OUT/r.tgz.
+set -u
+. bench/device-env.sh
+DEADLINE=${DEADLINE:-560}
+begin
+mkdir -p /tmp/srcA && cp .exp/mmvq_sm90_main.hip /tmp/srcA/mmvq_sm90.hip && cp generated/hip/kgen_hip.h /tmp/srcA/
+log "nvcc"
+bash bench/nvcc-split.sh /tmp/srcA/mmvq_sm90.hip 13 /tmp/nvA > /tmp/nvA.txt 2> "$r/nvcc.txt" &
+bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nvB.txt 2>> "$r/nvcc.txt" &
+wait
+A=$(cat /tmp/nvA.txt) B=$(cat /tmp/nvB.txt)
+[ -n "$A" ] && [ -n "$B" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
+log "nvcc done"
+{ regs A "_t[48]_mmp128" /tmp/nvA/*.cubin; regs B "_t[48]_mmp128" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
+verifyvariants "$B" B mmvq_q4_k_r16_t4_mmp128 mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mms128 mmvq_q4_k_r16_t8_mms128
+memcheck mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mmp128
+pack  # (again after each phase: a call cut short still returns r.tgz)
+tok="tokens: [${TOKENS:-4, 5, 8}]"
+sed "s/^tokens: .*/$tok/" bench/mmvq-shapes-target.yaml > /tmp/s.yaml
+# A's mmp128 holds K <= 32768 / tokens only: the shapes of K <= 4096
+{ echo "$tok"; echo "models:"; echo "  qwen3-0.6b:"; echo "    lm_head: {n: 151936, k: 1024}"; echo "  llama-3.1-8b:"
+  echo "    gate_up: {n: 14336, k: 4096}"; echo "    lm_head: {n: 128256, k: 4096}"; } > /tmp/sa.yaml
+for run in B:mmp128 A:mmp128 B:mms128 B:mml128 B2:mmp128 A2:mmp128 B2:mms128 B2:mml128; do
+  side=${run%%:*} t=${run#*:}
+  mod=$B shapes=/tmp/s.yaml
+  [ "${side:0:1}" = A ] && mod=$A shapes=/tmp/sa.yaml
+  [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
+  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps ${REPS:-10} --dtypes q4_k --shapes "$shapes" --out "$r/chunk-$side-$t.json" > "$r/chunk-$side-$t.txt" 2>&1
+  log "$run exit $?"
+  pack
+done
+[ "$(left)" -gt 100 ] && cublas bench/mmvq-shapes.yaml
+[ "$(left)" -gt 80 ] && q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$B"
+if [ "$(left)" -gt 100 ]; then
+  sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
+  q4kbench mmvq-suite-q4_k /tmp/sel.yaml 10 "$B"
+fi
+log done
