@@ -504,6 +504,27 @@ KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0,
   KG_SHARED float red[NW][4][32];
   mma_store_via<TOK, NW>(red, acc, Y, row0, T, N);
 }
+// mma_store for SPLITS slices of K (grid y): the warps' sum of this slice
+// through finish (the last slice of the tile to arrive adds all of them in
+// slice order).
+template <int TOK, int NW, int SPLITS>
+KG_DEVICE void mma_store_split(const float (&acc)[4], float* __restrict__ Y, float* __restrict__ partial, unsigned* __restrict__ counter,
+                               int row0, int T, int N) {
+  if constexpr (SPLITS == 1) {
+    mma_store<TOK, NW>(acc, Y, row0, T, N);
+  } else {
+    KG_SHARED float red[NW][4][32];
+    const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, q = lane % 4, i = (tid / 32) % 4;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) red[warp][e][lane] = acc[e];
+    kg_sync();
+    float sum = 0.0f;
+    if (tid < 128)
+      for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
+    const int t = 2 * q + (i & 1), n = row0 + lane / 4 + 8 * (i >> 1);
+    finish<SPLITS>(sum, tid < 128 && t < TOK, t, n, Y, partial, counter, T, N);
+  }
+}
 
 // A warp's walk over steps first, first + STEP, ... below NB with two
 // register buffers of type S: the next step's loads in flight while this
@@ -678,9 +699,14 @@ KG_DEVICE void mmvq_mma_q6_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // LEAN (mml128): the superblock through mma_q4k_lean, at most 128
 // registers (4 workgroups an SM; run h100-2026-12-07a's forced A/B of
 // that body: 1.13-1.23x faster on qwen3-32b q_proj, 0.97-0.99x on the down
-// projections).
-template <int TOK, int WG, bool LEAN = false>
-KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
+// projections). SPLITS (mmsk2): workgroup (x, y) on the tile's
+// superblocks of slice y of SPLITS (about equal), the slices' sums added
+// by the last to finish (finish): twice the workgroups, for layers of
+// fewer tiles than a few waves (a 5120-row layer: 320 tiles on 132 SMs
+// of 3 workgroups, 2 or 3 an SM).
+template <int TOK, int WG, bool LEAN = false, int SPLITS = 1>
+KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, float* __restrict__ partial,
+                             unsigned* __restrict__ counter, int T, int N, int K) {
   constexpr int NW = WG / 32, NS = NW <= 4 ? 3 : 2;
   static_assert(WG % 32 == 0 && NW >= 4, "mms tiles: whole warps, at least 4 (the 128 outputs are summed by as many lanes)");
   // 16-byte aligned: cp.async's destination (a uint32_t array may sit at
@@ -691,6 +717,8 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const int g = lane / 4, q = lane % 4;
   const int row0 = kg_bid_x() * 16;
   const int NB = K / 256, XB = K / 32;
+  // this slice's superblocks: lo .. hi - 1 (SPLITS 1: all)
+  const int split = SPLITS > 1 ? kg_bid_y() : 0, lo = NB * split / SPLITS, hi = NB * (split + 1) / SPLITS;
   const uint8_t* w0 = W + (size_t)min(row0 + g, N - 1) * NB * 144;
   const uint8_t* w1 = W + (size_t)min(row0 + 8 + g, N - 1) * NB * 144;
   const int tg = min(g, T - 1), t0 = min(2 * q, T - 1), t1 = min(2 * q + 1, T - 1);
@@ -713,14 +741,14 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const uint8_t* xsrc = X + (size_t)min(st, T - 1) * XB * 36 + 16 * sp;
   auto stage = [&](int b, int s) {
     if constexpr (LPT >= 8) {
-      if (b < NB && st < T) {
+      if (b < hi && st < T) {
         const uint8_t* src = xsrc + (size_t)b * 288;
         uint32_t* dst = &xs[warp][s][st][4 * sp];
 #pragma unroll
         for (int m = 0; m < PIECES; ++m)
           if (sp + LPT * m < 18) kg_cp_async16<TOK>(dst + 4 * LPT * m, src + 16 * LPT * m);
       }
-    } else if (b < NB) {
+    } else if (b < hi) {
       for (int i = lane; i < T * 18; i += 32) {
         const int t = i / 18, c = i % 18;
         kg_cp_async16<TOK>(&xs[warp][s][t][4 * c], X + ((size_t)t * XB + 8 * b) * 36 + 16 * c);
@@ -749,8 +777,8 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   };
 
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  int b = warp, k = 0;
-  if (b < NB) {
+  int b = lo + warp, k = 0;
+  if (b < hi) {
 #pragma unroll
     for (int s = 0; s < NS - 1; ++s) stage(b + s * NW, s);
     MmaW s0, s1;
@@ -761,21 +789,21 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
       stage(b + (NS - 1) * NW, (k + NS - 1) % NS);
       kg_cp_wait<NS - 1>();
       kg_syncwarp<TOK>();
-      if (b + NW < NB) mma_loadw(nxt, w0 + (size_t)(b + NW) * 144, w1 + (size_t)(b + NW) * 144, q);
+      if (b + NW < hi) mma_loadw(nxt, w0 + (size_t)(b + NW) * 144, w1 + (size_t)(b + NW) * 144, q);
       compute(acc, cur, k % NS);
       kg_syncwarp<TOK>();  // the slot is free for the copies of step k + NS
       b += NW, ++k;
     };
     while (true) {
       step(s0, s1);
-      if (b >= NB) break;
+      if (b >= hi) break;
       step(s1, s0);
-      if (b >= NB) break;
+      if (b >= hi) break;
     }
     kg_cp_wait<0>();
   }
 
-  mma_store<TOK, NW>(acc, Y, row0, T, N);
+  mma_store_split<TOK, NW, SPLITS>(acc, Y, partial, counter, row0, T, N);
 }
 // mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes X into LDS
 // (each Q8_1 block's 32 quants: a token's row padded by 32 bytes, so that
