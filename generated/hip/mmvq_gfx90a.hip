@@ -484,46 +484,30 @@ KG_DEVICE void mma_q4k_lean(float (&acc)[4], const MmaW& s, Fetch fetch) {
 // order; thread i < 128 owns fragment element i / 32 of lane i % 32: row
 // g + 8 * (i / 64), token 2q + (i / 32) % 2 of the tile at row0. add: Y
 // += the sum (the same thread stored Y's value before: mmp's K chunks).
-template <int TOK, int NW>
+// SPLITS > 1 (grid y: slices of K): the slice's sum through finish, the
+// last slice of the tile to arrive adding all of them in slice order.
+template <int TOK, int NW, int SPLITS = 1>
 KG_DEVICE void mma_store_via(float (&red)[NW][4][32], const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N,
-                             bool add = false) {
+                             bool add = false, float* __restrict__ partial = nullptr, unsigned* __restrict__ counter = nullptr) {
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, g = lane / 4, q = lane % 4;
 #pragma unroll
   for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
   kg_sync();
-  if (tid < 128) {
-    const int i = tid / 32;
-    float sum = 0.0f;
+  const int i = warp % 4, t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
+  float sum = 0.0f;
+  if (tid < 128)
     for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
-    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
-    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = add ? Y[(size_t)t * N + n] + sum : sum;
-  }
-}
-template <int TOK, int NW>
-KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
-  KG_SHARED float red[NW][4][32];
-  mma_store_via<TOK, NW>(red, acc, Y, row0, T, N);
-}
-// mma_store for SPLITS slices of K (grid y): the warps' sum of this slice
-// through finish (the last slice of the tile to arrive adds all of them in
-// slice order).
-template <int TOK, int NW, int SPLITS>
-KG_DEVICE void mma_store_split(const float (&acc)[4], float* __restrict__ Y, float* __restrict__ partial, unsigned* __restrict__ counter,
-                               int row0, int T, int N) {
   if constexpr (SPLITS == 1) {
-    mma_store<TOK, NW>(acc, Y, row0, T, N);
+    if (tid < 128 && t < TOK && t < T && n < N) Y[(size_t)t * N + n] = add ? Y[(size_t)t * N + n] + sum : sum;
   } else {
-    KG_SHARED float red[NW][4][32];
-    const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, q = lane % 4, i = (tid / 32) % 4;
-#pragma unroll
-    for (int e = 0; e < 4; ++e) red[warp][e][lane] = acc[e];
-    kg_sync();
-    float sum = 0.0f;
-    if (tid < 128)
-      for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
-    const int t = 2 * q + (i & 1), n = row0 + lane / 4 + 8 * (i >> 1);
     finish<SPLITS>(sum, tid < 128 && t < TOK, t, n, Y, partial, counter, T, N);
   }
+}
+template <int TOK, int NW, int SPLITS = 1>
+KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N, float* __restrict__ partial = nullptr,
+                         unsigned* __restrict__ counter = nullptr) {
+  KG_SHARED float red[NW][4][32];
+  mma_store_via<TOK, NW, SPLITS>(red, acc, Y, row0, T, N, false, partial, counter);
 }
 
 // A warp's walk over steps first, first + STEP, ... below NB with two
@@ -803,7 +787,7 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
     kg_cp_wait<0>();
   }
 
-  mma_store_split<TOK, NW, SPLITS>(acc, Y, partial, counter, row0, T, N);
+  mma_store<TOK, NW, SPLITS>(acc, Y, row0, T, N, partial, counter);
 }
 // mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes X into LDS
 // (each Q8_1 block's 32 quants: a token's row padded by 32 bytes, so that
