@@ -165,3 +165,31 @@ quantab() {
     log "quant bench $v exit $?"
   done
 }
+
+# nvccab [PARTS]: A = main's mmvq_sm90.hip (/tmp/srcA as the caller left it,
+# else .exp/mmvq_sm90_main.hip carried) and B = the generated one through
+# nvcc-split.sh in parallel (PARTS each, default 13); sets A and B to their
+# module lists, returns 1 when either fails
+nvccab() {
+  [ -e /tmp/srcA/mmvq_sm90.hip ] || { mkdir -p /tmp/srcA && cp .exp/mmvq_sm90_main.hip /tmp/srcA/mmvq_sm90.hip; }
+  [ -e /tmp/srcA/kgen_hip.h ] || cp generated/hip/kgen_hip.h /tmp/srcA/
+  log "nvcc"
+  bash bench/nvcc-split.sh /tmp/srcA/mmvq_sm90.hip "${1:-13}" /tmp/nvA > /tmp/nvA.txt 2> "$r/nvcc.txt" &
+  bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip "${1:-13}" /tmp/nv > /tmp/nvB.txt 2>> "$r/nvcc.txt" &
+  wait
+  A=$(cat /tmp/nvA.txt) B=$(cat /tmp/nvB.txt)
+  [ -n "$A" ] && [ -n "$B" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; return 1; }
+  log "nvcc done"
+}
+
+# q4ksuites MODULES: after an A/B, while DEADLINE allows: bf16 cuBLAS (graph)
+# and copy on issue 11's shapes, the Q4_K issue 11 suite (every candidate),
+# then the ten-model suite at 3..8 tokens (for benchreport -eval)
+q4ksuites() {
+  [ "$(left)" -gt 100 ] && cublas bench/mmvq-shapes.yaml
+  [ "$(left)" -gt 80 ] && q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$1"
+  if [ "$(left)" -gt 100 ]; then
+    sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
+    q4kbench mmvq-suite-q4_k /tmp/sel.yaml 10 "$1"
+  fi
+}

@@ -15,13 +15,8 @@ begin
 mkdir -p /tmp/srcA && cp generated/hip/mmvq_sm90.hip /tmp/srcA/
 sed 's/cp\.async\.ca\.shared\.global/cp.async.cg.shared.global/' generated/hip/kgen_hip.h > /tmp/srcA/kgen_hip.h
 grep -c "cp.async.cg.shared" /tmp/srcA/kgen_hip.h | sed 's/^/A edits: /' | tee -a "$r/log.txt"
-log "nvcc"
-bash bench/nvcc-split.sh /tmp/srcA/mmvq_sm90.hip 8 /tmp/nvA > /tmp/nvA.txt 2> "$r/nvcc.txt" &
-bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 8 /tmp/nv > /tmp/nvC.txt 2>> "$r/nvcc.txt" &
-wait
-A=$(cat /tmp/nvA.txt) C=$(cat /tmp/nvC.txt)
-[ -n "$A" ] && [ -n "$C" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
-log "nvcc done"
+nvccab 8 || exit 1
+C=$B
 verifyvariants "$A" A $(q4ktiles mms128 mms192 mms256)
 verifyvariants "$C" C $(q4ktiles mms128 mms192 mms256)
 sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml

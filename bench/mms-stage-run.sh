@@ -18,14 +18,7 @@ set -u
 . bench/device-env.sh
 DEADLINE=${DEADLINE:-560}
 begin
-mkdir -p /tmp/srcA && cp .exp/mmvq_sm90_main.hip /tmp/srcA/mmvq_sm90.hip && cp generated/hip/kgen_hip.h /tmp/srcA/
-log "nvcc"
-bash bench/nvcc-split.sh /tmp/srcA/mmvq_sm90.hip 13 /tmp/nvA > /tmp/nvA.txt 2> "$r/nvcc.txt" &
-bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nvB.txt 2>> "$r/nvcc.txt" &
-wait
-A=$(cat /tmp/nvA.txt) B=$(cat /tmp/nvB.txt)
-[ -n "$A" ] && [ -n "$B" ] || { log "nvcc failed"; cat "$r/nvcc.txt"; exit 1; }
-log "nvcc done"
+nvccab || exit 1
 { regs A "_t[1248]_mm[ls]128" /tmp/nvA/*.cubin; regs B "_t[1248]_mm[ls]128" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
 for v in mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t4_mms128; do
   sass A "$v" /tmp/nvA
@@ -43,10 +36,5 @@ for run in A:mms128 B:mms128 A:mml128 B:mml128 A2:mms128 B2:mms128 A2:mml128 B2:
   log "$run exit $?"
   pack
 done
-[ "$(left)" -gt 100 ] && cublas bench/mmvq-shapes.yaml
-[ "$(left)" -gt 80 ] && q4kbench mmvq-issue11-q4_k bench/mmvq-shapes.yaml 20 "$B"
-if [ "$(left)" -gt 100 ]; then
-  sed 's/^tokens: .*/tokens: [3, 4, 5, 6, 7, 8]/' bench/select-shapes.yaml > /tmp/sel.yaml
-  q4kbench mmvq-suite-q4_k /tmp/sel.yaml 10 "$B"
-fi
+q4ksuites "$B"
 log done
