@@ -52,6 +52,15 @@ sass() {
   cuobjdump -sass -fun "$2" "$(cubinof "$2" "${3:-/tmp/nv}")" > "$f" 2>&1
   log "sass ${1:+$1 }$2: $(grep -c '^ */\*[0-9a-f]*\*/' "$f") instructions"
 }
+# sassab VARIANT...: sass of each variant from A's parts (/tmp/nvA) and B's
+# (nvccab)
+sassab() {
+  local v
+  for v in "$@"; do
+    sass A "$v" /tmp/nvA
+    sass B "$v"
+  done
+}
 # vkverify SECONDS FILE ARGS...: `bin/gen verify --backend vulkan ARGS`
 # into FILE, stopped once it prints its summary (NVIDIA's driver hangs the
 # process at exit) or after SECONDS; the summary line goes to the log.

@@ -28,11 +28,8 @@ set -u
 DEADLINE=${DEADLINE:-560}
 begin
 nvccab || exit 1
-{ regs A "_t[48]_mm[ps]1*[2k][82]" /tmp/nvA/*.cubin; regs B "_t[48]_mm[ps]1*[2k][82]" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
-for v in mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t8_mmp128; do
-  sass A "$v" /tmp/nvA
-  sass B "$v"
-done
+{ regs A "_t[48]_\(mmp128\|mms128\|mmsk2\)" /tmp/nvA/*.cubin; regs B "_t[48]_\(mmp128\|mms128\|mmsk2\)" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
+sassab mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t8_mmp128
 verifyvariants "$B" B mmvq_q4_k_r16_t4_mmp128 mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t2_mms128 mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 \
   mmvq_q4_k_r16_t1_mmsk2 mmvq_q4_k_r16_t4_mmsk2 mmvq_q4_k_r16_t8_mmsk2
 memcheck mmvq_q4_k_r16_t8_mmp128 mmvq_q4_k_r16_t4_mmp128 mmvq_q4_k_r16_t8_mmsk2

@@ -20,10 +20,7 @@ DEADLINE=${DEADLINE:-560}
 begin
 nvccab || exit 1
 { regs A "_t[1248]_mm[ls]128" /tmp/nvA/*.cubin; regs B "_t[1248]_mm[ls]128" /tmp/nv/*.cubin; } | tee "$r/resources.txt"
-for v in mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t4_mms128; do
-  sass A "$v" /tmp/nvA
-  sass B "$v"
-done
+sassab mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t4_mms128
 verifyvariants "$B" B $(q4ktiles mms128 mms192 mms256 mml128)
 memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t2_mms256
 pack  # (again after each phase: a call cut short still returns r.tgz)

@@ -17741,22 +17741,22 @@ var Families = []table.Family{
 					N: "1",
 				},
 				{
-					K: "min(max_k, cdiv(2 * pass_k + 3 * unit, blk) * blk)",
+					K: "cdiv(2 * pass_k + 3 * unit, blk) * blk",
 					M: "tokens",
 					N: "2 * rows + 1",
 				},
 				{
-					K: "min(max_k, max(min_k, cdiv(1000, blk) * blk))",
+					K: "max(min_k, cdiv(1000, blk) * blk)",
 					M: "max(1, tokens - 1)",
 					N: "37",
 				},
 				{
-					K: "min(max_k, cdiv(8192 + 5 * unit, blk) * blk)",
+					K: "cdiv(8192 + 5 * unit, blk) * blk",
 					M: "tokens",
 					N: "4 * rows + 3",
 				},
 				{
-					K:   "min(max_k, cdiv(3 * pass_k + unit, blk) * blk)",
+					K:   "cdiv(3 * pass_k + unit, blk) * blk",
 					M:   "1",
 					MTo: "tokens - 2",
 					N:   "rows + 1",
@@ -17784,9 +17784,6 @@ var Families = []table.Family{
 			}, {
 				Expr: "row_lanes * splits * unit",
 				Name: "pass_k",
-			}, {
-				Expr: "1048576",
-				Name: "max_k",
 			}, {
 				Expr: "(layout == \"splitk\") * cdiv(pass_k, 2 * blk) * blk + (layout != \"splitk\") * blk",
 				Name: "min_k",
