@@ -484,30 +484,25 @@ KG_DEVICE void mma_q4k_lean(float (&acc)[4], const MmaW& s, Fetch fetch) {
 // order; thread i < 128 owns fragment element i / 32 of lane i % 32: row
 // g + 8 * (i / 64), token 2q + (i / 32) % 2 of the tile at row0. add: Y
 // += the sum (the same thread stored Y's value before: mmp's K chunks).
-// SPLITS > 1 (grid y: slices of K): the slice's sum through finish, the
-// last slice of the tile to arrive adding all of them in slice order.
-template <int TOK, int NW, int SPLITS = 1>
+template <int TOK, int NW>
 KG_DEVICE void mma_store_via(float (&red)[NW][4][32], const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N,
-                             bool add = false, float* __restrict__ partial = nullptr, unsigned* __restrict__ counter = nullptr) {
+                             bool add = false) {
   const int tid = kg_tid(), lane = tid % 32, warp = tid / 32, g = lane / 4, q = lane % 4;
 #pragma unroll
   for (int i = 0; i < 4; ++i) red[warp][i][lane] = acc[i];
   kg_sync();
-  const int i = warp % 4, t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
-  float sum = 0.0f;
-  if (tid < 128)
+  if (tid < 128) {
+    const int i = tid / 32;
+    float sum = 0.0f;
     for (int w = 0; w < NW; ++w) sum += red[w][i][lane];
-  if constexpr (SPLITS == 1) {
-    if (tid < 128 && t < TOK && t < T && n < N) Y[(size_t)t * N + n] = add ? Y[(size_t)t * N + n] + sum : sum;
-  } else {
-    finish<SPLITS>(sum, tid < 128 && t < TOK, t, n, Y, partial, counter, T, N);
+    const int t = 2 * q + (i & 1), n = row0 + g + 8 * (i >> 1);
+    if (t < TOK && t < T && n < N) Y[(size_t)t * N + n] = add ? Y[(size_t)t * N + n] + sum : sum;
   }
 }
-template <int TOK, int NW, int SPLITS = 1>
-KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N, float* __restrict__ partial = nullptr,
-                         unsigned* __restrict__ counter = nullptr) {
+template <int TOK, int NW>
+KG_DEVICE void mma_store(const float (&acc)[4], float* __restrict__ Y, int row0, int T, int N) {
   KG_SHARED float red[NW][4][32];
-  mma_store_via<TOK, NW, SPLITS>(red, acc, Y, row0, T, N, false, partial, counter);
+  mma_store_via<TOK, NW>(red, acc, Y, row0, T, N);
 }
 
 // A warp's walk over steps first, first + STEP, ... below NB with two
@@ -683,14 +678,9 @@ KG_DEVICE void mmvq_mma_q6_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // LEAN (mml128): the superblock through mma_q4k_lean, at most 128
 // registers (4 workgroups an SM; run h100-2026-12-07a's forced A/B of
 // that body: 1.13-1.23x faster on qwen3-32b q_proj, 0.97-0.99x on the down
-// projections). SPLITS (mmsk2): workgroup (x, y) on the tile's
-// superblocks of slice y of SPLITS (about equal), the slices' sums added
-// by the last to finish (finish): twice the workgroups, for layers of
-// fewer tiles than a few waves (a 5120-row layer: 320 tiles on 132 SMs
-// of 3 workgroups, 2 or 3 an SM).
-template <int TOK, int WG, bool LEAN = false, int SPLITS = 1>
-KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, float* __restrict__ partial,
-                             unsigned* __restrict__ counter, int T, int N, int K) {
+// projections).
+template <int TOK, int WG, bool LEAN = false>
+KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
   constexpr int NW = WG / 32, NS = NW <= 4 ? 3 : 2;
   static_assert(WG % 32 == 0 && NW >= 4, "mms tiles: whole warps, at least 4 (the 128 outputs are summed by as many lanes)");
   // 16-byte aligned: cp.async's destination (a uint32_t array may sit at
@@ -701,8 +691,6 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const int g = lane / 4, q = lane % 4;
   const int row0 = kg_bid_x() * 16;
   const int NB = K / 256, XB = K / 32;
-  // this slice's superblocks: lo .. hi - 1 (SPLITS 1: all)
-  const int split = SPLITS > 1 ? kg_bid_y() : 0, lo = NB * split / SPLITS, hi = NB * (split + 1) / SPLITS;
   const uint8_t* w0 = W + (size_t)min(row0 + g, N - 1) * NB * 144;
   const uint8_t* w1 = W + (size_t)min(row0 + 8 + g, N - 1) * NB * 144;
   const int tg = min(g, T - 1), t0 = min(2 * q, T - 1), t1 = min(2 * q + 1, T - 1);
@@ -725,14 +713,14 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   const uint8_t* xsrc = X + (size_t)min(st, T - 1) * XB * 36 + 16 * sp;
   auto stage = [&](int b, int s) {
     if constexpr (LPT >= 8) {
-      if (b < hi && st < T) {
+      if (b < NB && st < T) {
         const uint8_t* src = xsrc + (size_t)b * 288;
         uint32_t* dst = &xs[warp][s][st][4 * sp];
 #pragma unroll
         for (int m = 0; m < PIECES; ++m)
           if (sp + LPT * m < 18) kg_cp_async16<TOK>(dst + 4 * LPT * m, src + 16 * LPT * m);
       }
-    } else if (b < hi) {
+    } else if (b < NB) {
       for (int i = lane; i < T * 18; i += 32) {
         const int t = i / 18, c = i % 18;
         kg_cp_async16<TOK>(&xs[warp][s][t][4 * c], X + ((size_t)t * XB + 8 * b) * 36 + 16 * c);
@@ -761,8 +749,8 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
   };
 
   float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  int b = lo + warp, k = 0;
-  if (b < hi) {
+  int b = warp, k = 0;
+  if (b < NB) {
 #pragma unroll
     for (int s = 0; s < NS - 1; ++s) stage(b + s * NW, s);
     MmaW s0, s1;
@@ -773,21 +761,21 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
       stage(b + (NS - 1) * NW, (k + NS - 1) % NS);
       kg_cp_wait<NS - 1>();
       kg_syncwarp<TOK>();
-      if (b + NW < hi) mma_loadw(nxt, w0 + (size_t)(b + NW) * 144, w1 + (size_t)(b + NW) * 144, q);
+      if (b + NW < NB) mma_loadw(nxt, w0 + (size_t)(b + NW) * 144, w1 + (size_t)(b + NW) * 144, q);
       compute(acc, cur, k % NS);
       kg_syncwarp<TOK>();  // the slot is free for the copies of step k + NS
       b += NW, ++k;
     };
     while (true) {
       step(s0, s1);
-      if (b >= hi) break;
+      if (b >= NB) break;
       step(s1, s0);
-      if (b >= hi) break;
+      if (b >= NB) break;
     }
     kg_cp_wait<0>();
   }
 
-  mma_store<TOK, NW, SPLITS>(acc, Y, row0, T, N, partial, counter);
+  mma_store<TOK, NW>(acc, Y, row0, T, N);
 }
 // mmpN (tokens 4, 8): a persistent mmsN. The workgroup decodes X into LDS
 // (each Q8_1 block's 32 quants: a token's row padded by 32 bytes, so that
@@ -859,14 +847,6 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
       }
     }
   };
-  // the walk: (chunk, tile, b) in order, b = warp, warp + NW, ... of the
-  // chunk, then the next tile, then the next chunk; its first weights in
-  // flight while X's chunk is decoded
-  int c = 0, tile = kg_bid_x(), b = warp;
-  MmaW s0, s1;
-  if (warp < cbn(0)) load(s0, tile, b);
-  decode(0);
-  kg_sync();
   const uint32_t* xb = &xq[min(g, TOK - 1)][2 * q];  // token g, quants 8q..8q+7 of a block (past TOK: never stored)
   const int p = min(q, NP - 1);                       // tokens 2q, 2q + 1 (past TOK: never stored)
   auto compute = [&](float (&acc)[4], const MmaW& s, int b) {
@@ -889,31 +869,37 @@ KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[i] = 0.0f;
   };
-  if (warp >= NB) {  // no superblocks for this warp (K < 256 NW, one chunk): its zeros
-    for (; tile < tiles; tile += G) store(tile, false);
-    return;
-  }
-  // one step: the next item's loads into nxt, compute cur, the tile's
-  // sums at its end, the next chunk of X after a chunk's last tile (the
-  // store's barrier: every warp is past its reads of this chunk); false
-  // after the last
-  auto step = [&](const MmaW& cur, MmaW& nxt) {
-    int nt = tile, nb = b + NW, nc = c;
-    if (nb >= cbn(c)) {
-      nb = warp, nt += G;
-      if (nt >= tiles) nt = kg_bid_x(), ++nc;
+  // a walk a chunk: (tile, b) in order, b = warp, warp + NW, ... (the
+  // chunk's superblocks from B0), then the next tile; its first weights in
+  // flight while X's chunk is decoded. No state but acc's zeros and par
+  // crosses chunks (run h100-2026-12-07v: one walk over all chunks, with
+  // the decode inside its step, took 168 registers and spilled; 1.05-1.21x
+  // slower on one chunk). The last store's barrier has every warp past its
+  // reads of the chunk before the next decode writes LDS.
+  for (int c = 0; c < NC; ++c) {
+    const int CB = cbn(c), B0 = cb0(c);
+    int tile = kg_bid_x(), b = warp;
+    MmaW s0, s1;
+    if (warp < CB) load(s0, tile, B0 + b);
+    decode(c);
+    kg_sync();
+    if (warp >= CB) {  // no superblocks for this warp (K < 256 NW: one chunk): its zeros
+      for (; tile < tiles; tile += G) store(tile, false);
+      return;
     }
-    if (nc < NC) load(nxt, nt, cb0(nc) + nb);
-    compute(acc, cur, b);
-    if (nt != tile || nc != c) store(tile, c > 0);
-    if (nc != c && nc < NC) {
-      decode(nc);
-      kg_sync();
+    // one step: the next item's loads into nxt, compute cur, the tile's
+    // sums at its end; false after the last tile
+    auto step = [&](const MmaW& cur, MmaW& nxt) {
+      int nt = tile, nb = b + NW;
+      if (nb >= CB) nb = warp, nt += G;
+      if (nt < tiles) load(nxt, nt, B0 + nb);
+      compute(acc, cur, b);
+      if (nt != tile) store(tile, c > 0);
+      tile = nt, b = nb;
+      return tile < tiles;
+    };
+    while (step(s0, s1) && step(s1, s0)) {
     }
-    tile = nt, b = nb, c = nc;
-    return c < NC;
-  };
-  while (step(s0, s1) && step(s1, s0)) {
   }
 }
 
