@@ -1,13 +1,15 @@
 # The issue 11 table of a run: python3 bench/issue11-picks.py RUN [SUITE] (needs /tmp/gen: go build -o /tmp/gen ./cmd/gen).
 # SUITE: the mmvq bench file's name after RUN- (default mmvq-mmp-issue11-q4_k); its format is the rows' own. Where the
 # suite timed the quantize + GEMV pair (--pair), its time and the pair's ratio to cuBLAS close the line.
-import json,subprocess,sys
+import json,subprocess,sys,gzip,os
+# a result file may be committed as NAME.gz (benchreport reads both)
+def load(p): return json.load(gzip.open(p+'.gz') if not os.path.exists(p) and os.path.exists(p+'.gz') else open(p))
 run=sys.argv[1]
 suite=sys.argv[2] if len(sys.argv)>2 else 'mmvq-mmp-issue11-q4_k'
-cb=json.load(open(f'bench/results/{run}-cublas.json'))
+cb=load((f'bench/results/{run}-cublas.json'))
 cu={(r['model'],r['layer'],r['m']):r['graph_us'] for r in cb['results']}
 copy=cb['copy_gbps']
-d=json.load(open(f'bench/results/{run}-{suite}.json'))
+d=load((f'bench/results/{run}-{suite}.json'))
 print(f"# {run}: issue 11's {d['results'][0]['Dtype'].upper()} target shapes (64 MiB+ of bf16 weights), kgen vs bf16 cuBLAS, both graph-timed in the same call")
 print(f"# (copy {copy:.0f} GB/s). heur: the pick of `gen explain --arch sm90` at this commit, its time from this call; tuned: the fastest candidate.")
 for r in d['results']:

@@ -3,9 +3,11 @@
 # suite, for issue 13 (no slower than cuBLAS from 8 MiB; 1.25x at M=1 on
 # 8-64 MiB) and issue 14 (bf16 M=2..8 from 64 MiB: 90% of copy).
 # Usage: python3 bench/select-vs-cublas.py RUN-select-cuda.json RUN-cublas.json
-import json,sys
-s=json.load(open(sys.argv[1]))
-c=json.load(open(sys.argv[2]))
+import json,sys,gzip,os
+# a result file may be committed as NAME.gz (benchreport reads both)
+def load(p): return json.load(gzip.open(p+'.gz') if not os.path.exists(p) and os.path.exists(p+'.gz') else open(p))
+s=load((sys.argv[1]))
+c=load((sys.argv[2]))
 copy=c['copy_gbps']
 cub={(r['model'],r['layer'],r['m']):r for r in c['results']}
 slow=[];m1=[];cop=[];n8=0

@@ -193,7 +193,7 @@ func loadEvalFiles(paths []string, family string) ([]evalFile, []kruntime.Device
 // loadEval reads a gen bench JSON file and the device of its arch.
 func loadEval(path string) (evalFile, kruntime.Device, error) {
 	var f evalFile
-	b, err := os.ReadFile(path)
+	b, err := readResult(path)
 	if err != nil {
 		return f, kruntime.Device{}, err
 	}

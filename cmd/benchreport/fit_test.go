@@ -13,7 +13,7 @@ import (
 // run to a temporary file.
 func smallRun(t *testing.T, models ...string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "results", "h200-2026-12-02a-select-vulkan.json"))
+	b, err := readResult(filepath.Join("..", "..", "bench", "results", "h200-2026-12-02a-select-vulkan.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

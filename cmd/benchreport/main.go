@@ -118,7 +118,7 @@ type cubKey struct {
 }
 
 func read(path string, v any) bool {
-	b, err := os.ReadFile(path)
+	b, err := readResult(path)
 	if err != nil {
 		return false
 	}
@@ -468,7 +468,7 @@ func main() {
 func runReps(dir, run string) string {
 	seen := map[int]bool{}
 	var counts []string
-	files, _ := filepath.Glob(filepath.Join(dir, run+"-*.json"))
+	files := globResults(filepath.Join(dir, run+"-*.json"))
 	for _, f := range files {
 		var k struct {
 			Backend string

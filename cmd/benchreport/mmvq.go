@@ -141,7 +141,7 @@ func mmvqSelection(md *strings.Builder, dir, be string, suites []suiteRun, sel m
 	// suite may take several calls, e.g. one per token subset)
 	var oos, runs []string
 	for _, rn := range strings.Split(sel.run, ",") {
-		if fs, _ := filepath.Glob(filepath.Join(dir, rn+"-mmvq-loo-"+be+"-*.json")); len(fs) > 0 {
+		if fs := globResults(filepath.Join(dir, rn+"-mmvq-loo-"+be+"-*.json")); len(fs) > 0 {
 			oos, runs = append(oos, fs...), append(runs, rn)
 		}
 	}

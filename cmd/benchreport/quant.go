@@ -190,7 +190,7 @@ type runFloors struct {
 // extreme is the least (or, with most, the largest) number a pattern's
 // first group matches in a run's file (0: no file or no match).
 func extreme(dir, run, suffix, pattern string, most bool) float64 {
-	b, err := os.ReadFile(filepath.Join(dir, run+suffix))
+	b, err := readResult(filepath.Join(dir, run+suffix))
 	if err != nil {
 		return 0
 	}

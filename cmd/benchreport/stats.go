@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // variant's time can be read beside its register count.
 func statsReport(w io.Writer, files []string) error {
 	for _, path := range files {
-		b, err := os.ReadFile(path)
+		b, err := readResult(path)
 		if err != nil {
 			return err
 		}
