@@ -18339,8 +18339,8 @@ var Archs = []table.Arch{
 				Expr: "(tile == \"mml128\") != (dtype == \"q4_k\" && m >= 3 && n > 48 * compute_units && n <= 64 * compute_units)",
 				Why:  "H100 07h: mml128 (4 workgroups an SM) where its tiles fit one wave and mms128's (3 an SM) need two: 1.02-1.10x the best other tile on 8192 rows at 3-8 tokens; median 0.95x elsewhere",
 			}, {
-				Expr: "(layout == \"mma\") * ((tile == \"mmp128\") != ((n >= mq_mmp_n || m <= 4 && n >= mq_mmp_n4) && tokens * k <= 32768))",
-				Why:  "H100 07b: mmp128 at 0.86-0.95x the best other tile on 32k+-row LM heads (3-8 tokens), 0.92-0.97x on 12k+-row layers at 3-4 tokens, 1.6x behind on small ones; chunked K (tokens x K > 32768): unmeasured",
+				Expr: "(layout == \"mma\") * ((tile == \"mmp128\") != (n >= mq_mmp_n || m <= 4 && n >= mq_mmp_n4 && tokens * k <= 32768))",
+				Why:  "H100 07b: mmp128 0.86-0.95x the next tile on 32k+-row LM heads, 0.92-0.97x on 12k+ rows at 3-4 tokens, 1.6x behind on small layers; 07w: in K chunks 0.93-0.99x mms128 on K-5120 LM heads",
 			}, {
 				Expr: "(layout == \"mma\") * (((tile == \"mms128\" || tile == \"mms192\" || tile == \"mms256\") != (n > mq_mms_lo && n < mq_mms_hi || n >= mq_mms_hi && m >= mq_mms_head_m && k >= mq_mms_head_k || n <= mq_mms256_n && m >= mq_mms256_m)) + ((tile == \"mms256\") != (n <= mq_mms256_n && m >= mq_mms256_m)) + (tile == \"mms192\") * (2 - 3 * (n > mq_mms192_lo && n <= mq_mms192_hi && k >= mq_mms192_k)))",
 				Why:  "H100 05i: mms128 fastest in 19 of 24; 05k: behind on 1024-row layers; 07a (.ca): ahead on LM heads of K >= 2048 from 6 tokens; 05o/05q: mms192 1.02-1.08x ahead on 4096 rows of K >= 5120",
