@@ -788,8 +788,8 @@ KG_DEVICE void mmvq_mms_q4_k(const uint8_t* __restrict__ W, const uint8_t* __res
 // LDS buffers, one barrier a tile. LDS holds tokens x K <= 32768 (44 KiB
 // at most, under the 48 KiB of static LDS), so a longer K goes in NC
 // chunks of about equal size (at least 8 superblocks each, so every warp
-// has work in every chunk): the walk runs once per chunk, X's chunk
-// decoded while the next weights load, and chunks after the first add to
+// has work in every chunk): a walk a chunk, X's chunk decoded while
+// the chunk's first weights load, and chunks after the first add to
 // Y (the same thread's earlier store: fixed order, no atomics).
 template <int TOK, int WG>
 KG_DEVICE void mmvq_mmp_q4_k(const uint8_t* __restrict__ W, const uint8_t* __restrict__ X, float* __restrict__ Y, int T, int N, int K) {
