@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (The record of run h100-2026-12-07v: mmsk2 was dropped after it, so its
+# mmsk2 steps now fail; bench/mmp-loop-run.sh is the current A/B.)
 # mmp128 with X decoded in chunks of tokens x K <= 32768 (so any K; before:
 # K <= 32768 / tokens, 4096 at 8 tokens) against mms128 / mml128 on the
 # layers it was shut out of (K 5120+ at 8 tokens, 8192+ at 4), and against
