@@ -7,7 +7,7 @@
 #          backends, no timing: runs 07f and 07h timed these on an H100; its
 #          Vulkan verify now has VKCAP=320 s so all 840 variants finish: run
 #          07f's 150 s stopped at 500; VERIFY_ONLY= for the timings too);
-#          CARD_RUN=NAME runs bench/NAME.sh instead (mmp-loop-run: mmp128 one walk a chunk, exp/mma-fold as C; mmvq-mml-run: mml128
+#          CARD_RUN=NAME runs bench/NAME.sh instead (tile-ab-run: forced tiles of two generated sources, A/B; mmp-loop-run: mmp128 one walk a chunk, exp/mma-fold as C; mmvq-mml-run: mml128
 #          beside every Q4_K candidate, run 07h; mmp-chunk-run: mmp128 with
 #          K in chunks)
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
