@@ -136,6 +136,26 @@ suites() {
     log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
   done
 }
+# forcedruns PREFIX SHAPES RUN...: for each RUN = SIDE:TILE[:SHAPES] (SIDE
+# A, B, C, A2, B2, ...: the modules in $A, $B or $C by its first letter),
+# the CUDA Q4_K mmvq bench of TILE alone (KGEN_FORCE; GEN, default bin/gen;
+# graph-timed, REPS reps, default 10) on the run's SHAPES or PREFIX's,
+# into PREFIX-SIDE-TILE.json and .txt while DEADLINE allows; each exit to
+# the log, the results packed after each (the A/B scripts' timed phase).
+forcedruns() {
+  local prefix=$1 shapes=$2 run side t s m
+  shift 2
+  for run in "$@"; do
+    side=${run%%:*} t=${run#*:} s=$shapes
+    case "$t" in *:*) s=${t#*:} t=${t%%:*} ;; esac
+    m=${side:0:1}
+    [ "$(left)" -gt 30 ] || { log "no time left for $run"; return 0; }
+    KGEN_FORCE=mmvq:tile=$t timeout 100 "${GEN:-bin/gen}" bench --backend cuda --family mmvq --module "${!m}" --reps "${REPS:-10}" \
+      --dtypes q4_k --shapes "$s" --out "$r/$prefix-$side-$t.json" > "$r/$prefix-$side-$t.txt" 2>&1
+    log "$run exit $?"
+    pack
+  done
+}
 # q4kbench NAME SHAPES REPS MODULES: the CUDA Q4_K mmvq bench (GEN, default
 # bin/gen; graph-timed, every candidate's time) on SHAPES over MODULES while
 # DEADLINE allows, into NAME.json and NAME.txt; its exit and cases to the log.

@@ -41,16 +41,7 @@ sed "s/^tokens: .*/$tok/" bench/mmvq-shapes-target.yaml > /tmp/s.yaml
 # A's mmp128 holds K <= 32768 / tokens only: the shapes of K <= 4096
 { echo "$tok"; echo "models:"; echo "  qwen3-0.6b:"; echo "    lm_head: {n: 151936, k: 1024}"; echo "  llama-3.1-8b:"
   echo "    gate_up: {n: 14336, k: 4096}"; echo "    lm_head: {n: 128256, k: 4096}"; } > /tmp/sa.yaml
-for run in B:mms128 A:mms128 B:mmp128 A:mmp128 B:mmsk2 B:mml128 A:mml128 \
-  B2:mms128 A2:mms128 B2:mmp128 A2:mmp128 B2:mmsk2 B2:mml128 A2:mml128; do
-  side=${run%%:*} t=${run#*:}
-  mod=$B shapes=/tmp/s.yaml
-  [ "${side:0:1}" = A ] && mod=$A
-  [ "${side:0:1}$t" = Ammp128 ] && shapes=/tmp/sa.yaml
-  [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
-  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps ${REPS:-10} --dtypes q4_k --shapes "$shapes" --out "$r/chunk-$side-$t.json" > "$r/chunk-$side-$t.txt" 2>&1
-  log "$run exit $?"
-  pack
-done
+forcedruns chunk /tmp/s.yaml B:mms128 A:mms128 B:mmp128 A:mmp128:/tmp/sa.yaml B:mmsk2 B:mml128 A:mml128 \
+  B2:mms128 A2:mms128 B2:mmp128 A2:mmp128:/tmp/sa.yaml B2:mmsk2 B2:mml128 A2:mml128
 q4ksuites "$B"
 log done

@@ -42,16 +42,8 @@ sed "s/^tokens: .*/$tok/" bench/mmvq-shapes-target.yaml > /tmp/s.yaml
 # A's mmp128 holds K <= 32768 / tokens only: the shapes of K <= 4096
 { echo "$tok"; echo "models:"; echo "  qwen3-0.6b:"; echo "    lm_head: {n: 151936, k: 1024}"; echo "  llama-3.1-8b:"
   echo "    gate_up: {n: 14336, k: 4096}"; echo "    lm_head: {n: 128256, k: 4096}"; } > /tmp/sa.yaml
-runs="B:mmp128 A:mmp128 B:mms128"
+runs="B:mmp128 A:mmp128:/tmp/sa.yaml B:mms128"
 [ -n "$C" ] && runs="$runs C:mms128 C:mmp128 B:mml128 C:mml128"
-for run in $runs $(echo " $runs" | sed 's/ \([ABC]\):/ \12:/g'); do
-  side=${run%%:*} t=${run#*:}
-  mod=$B shapes=/tmp/s.yaml
-  case "$side" in A*) mod=$A shapes=/tmp/sa.yaml ;; C*) mod=$C ;; esac
-  [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
-  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps ${REPS:-10} --dtypes q4_k --shapes "$shapes" --out "$r/loop-$side-$t.json" > "$r/loop-$side-$t.txt" 2>&1
-  log "$run exit $?"
-  pack
-done
+forcedruns loop /tmp/s.yaml $runs $(echo " $runs" | sed 's/ \([ABC]\):/ \12:/g')
 q4ksuites "$B"
 log done

@@ -20,11 +20,5 @@ C=$B
 verifyvariants "$A" A $(q4ktiles mms128 mms192 mms256)
 verifyvariants "$C" C $(q4ktiles mms128 mms192 mms256)
 sed 's/^tokens: .*/tokens: [3, 4, 5, 8]/' bench/mmvq-shapes-target.yaml > /tmp/s.yaml
-for run in A:mms128 C:mms128 A:mms192 C:mms192 A2:mms128 C2:mms128 A2:mms192 C2:mms192; do
-  side=${run%%:*} t=${run#*:}
-  mod=$A; [ "${side:0:1}" = C ] && mod=$C
-  [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
-  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps 20 --dtypes q4_k --shapes /tmp/s.yaml --out "$r/ca-$side-$t.json" > "$r/ca-$side-$t.txt" 2>&1
-  log "$run exit $?"
-done
+REPS=${REPS:-20} forcedruns ca /tmp/s.yaml A:mms128 C:mms128 A:mms192 C:mms192 A2:mms128 C2:mms128 A2:mms192 C2:mms192
 log done

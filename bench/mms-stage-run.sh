@@ -25,13 +25,6 @@ verifyvariants "$B" B $(q4ktiles mms128 mms192 mms256 mml128)
 memcheck mmvq_q4_k_r16_t8_mms128 mmvq_q4_k_r16_t8_mml128 mmvq_q4_k_r16_t2_mms256
 pack  # (again after each phase: a call cut short still returns r.tgz)
 sed "s/^tokens: .*/tokens: [${TOKENS:-3, 4, 5, 8}]/" bench/mmvq-shapes-target.yaml > /tmp/s.yaml
-for run in A:mms128 B:mms128 A:mml128 B:mml128 A2:mms128 B2:mms128 A2:mml128 B2:mml128; do
-  side=${run%%:*} t=${run#*:}
-  mod=$A; [ "${side:0:1}" = B ] && mod=$B
-  [ "$(left)" -gt 30 ] || { log "no time left for $run"; break; }
-  KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps ${REPS:-10} --dtypes q4_k --shapes /tmp/s.yaml --out "$r/stage-$side-$t.json" > "$r/stage-$side-$t.txt" 2>&1
-  log "$run exit $?"
-  pack
-done
+forcedruns stage /tmp/s.yaml A:mms128 B:mms128 A:mml128 B:mml128 A2:mms128 B2:mms128 A2:mml128 B2:mml128
 q4ksuites "$B"
 log done

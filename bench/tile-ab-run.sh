@@ -31,17 +31,6 @@ verifyvariants "$B" B $vs
 memcheck $ms
 pack  # (again after each phase: a call cut short still returns r.tgz)
 sed "s/^tokens: .*/tokens: [${TOKENS:-4, 5, 8}]/" bench/mmvq-shapes-target.yaml > /tmp/s.yaml
-for pass in 1 2; do
-  for t in $TILES; do
-    for side in A B; do
-      [ "$(left)" -gt 30 ] || { log "no time left for $side$pass:$t"; break 3; }
-      mod=$B; [ $side = A ] && mod=$A
-      name=ab-$side$([ $pass = 2 ] && echo 2)-$t
-      KGEN_FORCE=mmvq:tile=$t timeout 100 bin/gen bench --backend cuda --family mmvq --module "$mod" --reps ${REPS:-10} --dtypes q4_k --shapes /tmp/s.yaml --out "$r/$name.json" > "$r/$name.txt" 2>&1
-      log "$side$pass:$t exit $?"
-      pack
-    done
-  done
-done
+forcedruns ab /tmp/s.yaml $(for t in $TILES; do echo "A:$t B:$t"; done) $(for t in $TILES; do echo "A2:$t B2:$t"; done)
 q4ksuites "$B"
 log done
