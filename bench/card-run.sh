@@ -9,7 +9,7 @@
 #          07f's 150 s stopped at 500; VERIFY_ONLY= for the timings too);
 #          CARD_RUN=NAME runs bench/NAME.sh instead (tile-ab-run: forced tiles of two generated sources, A/B; mmp-loop-run: mmp128 one walk a chunk, exp/mma-fold as C; mmvq-mml-run: mml128
 #          beside every Q4_K candidate, run 07h; mmp-chunk-run: mmp128 with
-#          K in chunks)
+#          K in chunks; exp-ab-run: tile-ab-run with B from .exp/B, a branch's gen and source)
 # Needs bin/gen.xz, .gl and .peers (test-backend-ops.xz: xz -9 of
 # ../shared's binary) carried.
 # ggml's test-backend-ops travels xz-compressed (.peers' gzip is 17 MB, over
