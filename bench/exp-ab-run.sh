@@ -6,7 +6,10 @@
 #   .exp/B/mmvq_sm90.hip  the branch's generated/hip/mmvq_sm90.hip
 #   .exp/mmvq_sm90_main.hip  A, main's (as tile-ab-run.sh)
 # The device's copy of the tree is overwritten, never this checkout.
+# AB_DEADLINE, when set, replaces DEADLINE (one call: DEADLINE=585 for an
+# H200's issue 11 run, AB_DEADLINE=150 for the A/B alone, no suites).
 set -u
+[ -n "${AB_DEADLINE:-}" ] && export DEADLINE=$AB_DEADLINE
 for f in .exp/B/gen.xz .exp/B/mmvq_sm90.hip .exp/mmvq_sm90_main.hip; do
   [ -e "$f" ] || { echo "exp-ab-run: $f missing (see this script's header)" >&2; exit 2; }
 done
