@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call that does the most useful work for the card it gets (a
 # call for either kind may land on an H100 or an H200; gpu.txt says which):
-#   H200:  issue 11's acceptance run (bench/mmvq-issue11-run.sh: verify on
+#   H200:  issue 11's acceptance run (bench/mmvq-issue11-run.sh, or H200_RUN=NAME: verify on
 #          both backends, memcheck, cuBLAS, ggml's Vulkan, the mmvq suites)
 #   other: issue 11's script with VERIFY_ONLY=1 (verification on both
 #          backends, no timing: runs 07f and 07h timed these on an H100; its
@@ -19,7 +19,7 @@ t=.peers/ggml-vulkan/test-backend-ops.xz
 card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "card: $card"
 case "$card:${CARD_RUN:-}" in
-  *H200*:*) exec bash bench/mmvq-issue11-run.sh ;;
+  *H200*:*) exec bash "bench/${H200_RUN:-mmvq-issue11-run}.sh" ;;
   *:?*) exec bash "bench/$CARD_RUN.sh" ;;
   *) VERIFY_ONLY=${VERIFY_ONLY-1} exec bash bench/mmvq-issue11-run.sh ;;
 esac
