@@ -340,8 +340,10 @@ KG_DEVICE void ldw8(uint32_t& a, uint32_t& b, const uint8_t* p) {
 // 4, lane % 4) loads rows g and g + 8 of a 16-row tile: the 16-byte head of
 // a superblock (d, dmin, scales) and quant bytes 8q..8q+7 of each of its
 // four 32-byte chunks (chunk c: sub-block 2c in the low nibbles, 2c+1 in the
-// high ones); a quad's 32 bytes of a chunk are whole 32-byte segments of the
-// row. Which weight fills which MMA k slot does not matter as long as A and
+// high ones). A quad's 32 bytes of a chunk are one 32-byte sector in an odd
+// superblock but halves of two in an even one (a row of even K/256 starts on
+// a sector; the 16-byte head shifts the chunks): as loaded past L1, a
+// superblock pair's 9 sectors cross from L2 in 14 transfers. Which weight fills which MMA k slot does not matter as long as A and
 // B agree: weights 8q..8q+3 of a sub-block go to k slots 4q..4q+3 and
 // 8q+4..8q+7 to 4q+16..4q+19, and B takes the same quants of the Q8_1 block
 // (token g). The int32 accumulators start at 0x4B400000 (the f32 1.5 *
