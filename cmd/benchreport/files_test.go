@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,6 +58,35 @@ func TestResultsLargeFilesCompressed(t *testing.T) {
 		sass := filepath.Ext(name) == ".txt" && strings.Contains(name, "sass-")
 		if json || sass {
 			t.Errorf("bench/results/%s (%d bytes): commit it compressed (gzip -9 -n bench/results/%s; benchreport and bench/*.py read NAME.gz as NAME)", name, info.Size(), name)
+		}
+	}
+}
+
+// A device call costs minutes of a 30-minute budget: the run scripts must at
+// least parse, and the scripts they name must exist.
+func TestBenchScriptsParse(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash not found: the bench scripts are bash")
+	}
+	dir := filepath.Join("..", "..", "bench")
+	scripts, err := filepath.Glob(filepath.Join(dir, "*.sh"))
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no bench/*.sh (%v)", err)
+	}
+	named := regexp.MustCompile(`bench/([a-z0-9][a-z0-9_.-]*\.(?:sh|py|yaml))`)
+	for _, s := range scripts {
+		if out, err := exec.Command(bash, "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("bash -n %s: %v\n%s", s, err, out)
+		}
+		src, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range named.FindAllSubmatch(src, -1) {
+			if _, err := os.Stat(filepath.Join(dir, string(m[1]))); err != nil {
+				t.Errorf("%s names bench/%s, which does not exist", s, m[1])
+			}
 		}
 	}
 }
