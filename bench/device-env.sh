@@ -136,6 +136,23 @@ suites() {
     log "mmvq cuda $d exit $? ($(grep -c heuristic "$r/mmvq-cuda-$d.txt") cases)"
   done
 }
+# mmvqnvcc PARTS [nice]: the sm90 mmvq source (in PARTS parts) and
+# quant_q8_1's through bench/nvcc-split.sh into /tmp/nv in the background
+# (at nice 19 with "nice": CPU only, beside the GPU phases), nv its pid;
+# mmvqwait then sets mv and q1 to their modules, 1 when either failed.
+mmvqnvcc() {
+  local n=; [ "${2:-}" = nice ] && n="nice -n 19"
+  log "nvcc (background)"
+  ( $n bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip "$1" /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
+    $n bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
+  nv=$!
+}
+mmvqwait() {
+  wait "$nv"
+  mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
+  [ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; return 1; }
+  log "nvcc done"
+}
 # forcedruns PREFIX SHAPES RUN...: for each RUN = SIDE:TILE[:SHAPES] (SIDE
 # A, B, C, A2, B2, ...: the modules in $A, $B or $C by its first letter),
 # the CUDA Q4_K mmvq bench of TILE alone (KGEN_FORCE; GEN, default bin/gen;

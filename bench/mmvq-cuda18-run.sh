@@ -13,17 +13,11 @@ set -u
 DEADLINE=${DEADLINE:-580} FMTS=${FMTS:-q4_k q6_k q8_0} SHAPES=${SHAPES:-bench/mmvq-shapes-m18.yaml}
 begin
 
-log "nvcc (background)"
-( bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 14 /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
-  bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
-nv=$!
+mmvqnvcc 14
 log "cublas"
 cublas "$SHAPES" q4_k,q6_k,q8_0
-wait $nv
-mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
-[ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; exit 1; }
+mmvqwait || exit 1
 tar -C /tmp -czf "$out/cubin.tgz" nv
-log "nvcc done"
 
 log "verify cuda mmvq"
 cudaverify "$mv"

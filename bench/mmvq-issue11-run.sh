@@ -25,10 +25,7 @@ set -u
 DEADLINE=${DEADLINE:-585}
 begin
 
-log "nvcc (background)"
-( nice -n 19 bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
-  nice -n 19 bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
-nv=$!
+mmvqnvcc 13 nice
 
 log "verify vulkan mmvq"
 vkverify "${VKCAP:-320}" "$r/verify-vulkan.txt" --family mmvq --arch nvidia
@@ -39,10 +36,7 @@ if [ -z "${VERIFY_ONLY:-}" ]; then
   cublas bench/mmvq-shapes.yaml q4_k
 fi
 
-wait $nv
-mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
-[ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; exit 1; }
-log "nvcc done"
+mmvqwait || exit 1
 
 log "verify cuda mmvq"
 cudaverify "$mv"

@@ -16,16 +16,10 @@ set -u
 DEADLINE=${DEADLINE:-430}
 begin
 
-log "nvcc (background)"
-( bash bench/nvcc-split.sh generated/hip/mmvq_sm90.hip 13 /tmp/nv > /tmp/nv-mmvq.txt 2> "$r/nvcc.txt"
-  bash bench/nvcc-split.sh generated/hip/quant_q8_1_sm90.hip 1 /tmp/nv > /tmp/nv-q81.txt 2>> "$r/nvcc.txt" ) &
-nv=$!
+mmvqnvcc 13
 log "cublas"
 cublas bench/mmvq-shapes.yaml q4_k
-wait $nv
-mv=$(cat /tmp/nv-mmvq.txt) q1=$(cat /tmp/nv-q81.txt)
-[ -n "$mv" ] && [ -n "$q1" ] || { log "nvcc failed"; exit 1; }
-log "nvcc done"
+mmvqwait || exit 1
 suites bench/mmvq-shapes.yaml "$mv,$q1" q4_k
 pack
 [ "$(left)" -gt 150 ] && vkggml
